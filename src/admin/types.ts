@@ -1,0 +1,47 @@
+// What the management API offers, independent of GraphQL and HTTP: the server's admin
+// schema and the CLI both go through an AdminService.
+
+import type { AppSettings } from '../model/settings.js';
+
+export interface AppSummary {
+  id: string;
+  name: string;
+  /** Path of the app's GraphQL endpoint, e.g. `/graphql/<id>`; the server prefixes its base URL. */
+  endpointPath: string;
+  schemaVersion: number;
+  createdAt: Date;
+  settings: AppSettings;
+}
+
+export interface AppDetail extends AppSummary {
+  /** SDL of the live version, as pushed. */
+  schema: string;
+  history: { version: number; appliedAt: Date; steps: number }[];
+  adminTokens: { name: string; createdAt: Date }[];
+}
+
+export interface PlanStepView {
+  kind: string;
+  description: string;
+  destructive: boolean;
+}
+
+export interface MigrateResult {
+  plan: PlanStepView[];
+  applied: boolean;
+  /** The version created (or, on a dry run, that would be created); the live one if nothing changes. */
+  version: number;
+}
+
+export interface AdminService {
+  createApp(input: { name: string; schema: string }): Promise<AppSummary>;
+  migrateSchema(input: { appId: string; schema: string; dryRun?: boolean; allowDestructive?: boolean }): Promise<MigrateResult>;
+  updateApp(input: { appId: string; settings: Partial<AppSettings> }): Promise<AppSummary>;
+  deleteApp(input: { appId: string }): Promise<boolean>;
+  /** Returns the token in clear text, once; only its hash is stored. */
+  createAdminToken(input: { appId: string; name: string }): Promise<string>;
+  revokeAdminToken(input: { appId: string; name: string }): Promise<boolean>;
+  listApps(): Promise<AppSummary[]>;
+  /** By id or by name; null when there is no such (live) app. */
+  getApp(idOrName: string): Promise<AppDetail | null>;
+}
