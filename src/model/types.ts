@@ -156,6 +156,7 @@ export type MigrationStep =
   | { kind: 'renameType'; from: string; to: string }
   | { kind: 'addField'; type: string; field: string }
   | { kind: 'dropField'; type: string; field: string }
+  /** Also renames a relation field's `<field>Id` column when it holds one. */
   | { kind: 'renameField'; type: string; from: string; to: string }
   | { kind: 'alterFieldType'; type: string; field: string; from: string; to: string }
   | { kind: 'setRequired'; type: string; field: string }
@@ -177,7 +178,6 @@ export type MigrationStep =
   | { kind: 'renameRelation'; from: string; to: string }
   | { kind: 'addJoinField'; relation: string; field: string }
   | { kind: 'dropJoinField'; relation: string; field: string }
-  | { kind: 'alterRelationField'; type: string; field: string }
   | { kind: 'updatePermissions'; type: string }
   | { kind: 'setPlural'; type: string; from: string; to: string };
 
