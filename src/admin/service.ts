@@ -1,0 +1,192 @@
+// The management service: apps, schema migrations, admin tokens and settings, on top of the
+// store's catalog. HTTP and GraphQL live elsewhere; this is what they (and the CLI) call.
+
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { TesseraError, badInput, notFound } from '../errors/index.js';
+import { DEFAULT_SETTINGS, SETTING_BOUNDS, parseSchema, planMigration, withDefaults } from '../model/index.js';
+import type { AppSettings, MigrationPlan } from '../model/index.js';
+import {
+  applyPlan,
+  deleteApp,
+  findApp,
+  insertAdminToken,
+  insertApp,
+  insertSchemaVersion,
+  insertSigningKey,
+  listAdminTokens,
+  listApps,
+  liveSchema,
+  lockApp,
+  revokeAdminToken,
+  schemaHistory,
+  updateAppSettings,
+} from '../store/index.js';
+import type { AppRow, Queryable, Store } from '../store/index.js';
+import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
+
+const APP_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A fresh app id: 12 characters, a lowercase letter then letters and digits. */
+export function newAppId(): string {
+  const bytes = randomBytes(12);
+  let id = ID_ALPHABET[bytes[0]! % 26]!;
+  for (let i = 1; i < 12; i++) id += ID_ALPHABET[bytes[i]! % ID_ALPHABET.length]!;
+  return id;
+}
+
+/** Admin tokens are random secrets; only their SHA-256 is stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+function summary(app: AppRow): AppSummary {
+  return {
+    id: app.id,
+    name: app.name,
+    endpointPath: `/graphql/${app.id}`,
+    schemaVersion: app.schemaVersion,
+    createdAt: app.createdAt,
+    settings: withDefaults(app.settings),
+  };
+}
+
+async function requireApp(q: Queryable, appId: string): Promise<AppRow> {
+  const app = await findApp(q, appId);
+  if (!app) throw notFound(`No app with id or name "${appId}"`);
+  return app;
+}
+
+function planView(plan: MigrationPlan): MigrateResult['plan'] {
+  return plan.steps.map((s) => ({ kind: s.step.kind, description: s.description, destructive: s.destructive }));
+}
+
+/** Checks a settings patch: known keys, right types, numbers within their bounds. */
+export function validateSettings(current: AppSettings, patch: Record<string, unknown>): Partial<AppSettings> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined || value === null) continue;
+    if (!(key in DEFAULT_SETTINGS)) throw badInput(`Unknown setting "${key}"`);
+    const expected = typeof DEFAULT_SETTINGS[key as keyof AppSettings];
+    if (typeof value !== expected) throw badInput(`Setting "${key}" must be a ${expected}`);
+    const bounds = SETTING_BOUNDS[key];
+    if (bounds && typeof value === 'number') {
+      const [min, max] = bounds;
+      if (!Number.isInteger(value) || value < min || value > max) {
+        throw badInput(`Setting "${key}" must be an integer from ${min} to ${max}`);
+      }
+    }
+    out[key] = value;
+  }
+  const merged = { ...current, ...out };
+  if (merged.defaultPageSize > merged.maxPageSize) {
+    throw badInput(`defaultPageSize (${merged.defaultPageSize}) cannot exceed maxPageSize (${merged.maxPageSize})`);
+  }
+  return out as Partial<AppSettings>;
+}
+
+function signingKey() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const kid = randomUUID();
+  return {
+    kid,
+    alg: 'EdDSA',
+    privateJwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: 'EdDSA', use: 'sig' },
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: 'EdDSA', use: 'sig' },
+  };
+}
+
+export function createAdminService(store: Store): AdminService {
+  return {
+    async createApp({ name, schema }) {
+      if (!APP_NAME.test(name)) {
+        throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');
+      }
+      const model = parseSchema(schema);
+      const plan = planMigration(null, model);
+      const id = newAppId();
+      await store.transaction(async (tx) => {
+        await insertApp(tx, { id, name, settings: {} });
+        await lockApp(tx, id);
+        await applyPlan(tx, id, plan);
+        await insertSchemaVersion(tx, { appId: id, version: 1, sdl: schema, model, steps: plan.steps });
+        await insertSigningKey(tx, { appId: id, ...signingKey() });
+      });
+      return summary(await requireApp(store, id));
+    },
+
+    async migrateSchema({ appId, schema, dryRun = false, allowDestructive = false }) {
+      const app = await requireApp(store, appId);
+      const model = parseSchema(schema);
+      return store.transaction(async (tx): Promise<MigrateResult> => {
+        // The lock serialises pushes to one app; the live version is read under it, so a second
+        // concurrent push is planned against the first one's result.
+        await lockApp(tx, app.id);
+        const live = await liveSchema(tx, app.id);
+        if (!live) throw notFound(`App "${appId}" has no schema`);
+        const plan = planMigration(live.model, model);
+        const unchanged = plan.steps.length === 0 && live.sdl === schema;
+        const version = unchanged ? live.version : live.version + 1;
+        const destructive = plan.steps.filter((s) => s.destructive);
+        if (dryRun || unchanged) return { plan: planView(plan), applied: false, version };
+        if (destructive.length > 0 && !allowDestructive) {
+          throw new TesseraError(
+            'DESTRUCTIVE_CHANGE',
+            `The migration has ${destructive.length} destructive step(s); nothing was applied. Push again with allowDestructive to apply it.`,
+            { steps: destructive.map((s) => ({ kind: s.step.kind, description: s.description })) },
+          );
+        }
+        await applyPlan(tx, app.id, plan);
+        await insertSchemaVersion(tx, { appId: app.id, version, sdl: schema, model, steps: plan.steps });
+        return { plan: planView(plan), applied: true, version };
+      });
+    },
+
+    async updateApp({ appId, settings }) {
+      const app = await requireApp(store, appId);
+      const patch = validateSettings(withDefaults(app.settings), settings as Record<string, unknown>);
+      await updateAppSettings(store, app.id, { ...app.settings, ...patch });
+      return summary(await requireApp(store, app.id));
+    },
+
+    async deleteApp({ appId }) {
+      const app = await findApp(store, appId);
+      if (!app) return false;
+      return store.transaction(async (tx) => {
+        await lockApp(tx, app.id);
+        return deleteApp(tx, app.id);
+      });
+    },
+
+    async createAdminToken({ appId, name }) {
+      if (!TOKEN_NAME.test(name)) {
+        throw badInput('Token name must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+      }
+      const app = await requireApp(store, appId);
+      const token = `tat_${randomBytes(32).toString('base64url')}`;
+      await insertAdminToken(store, { appId: app.id, name, tokenHash: hashToken(token) });
+      return token;
+    },
+
+    async revokeAdminToken({ appId, name }) {
+      const app = await requireApp(store, appId);
+      return revokeAdminToken(store, app.id, name);
+    },
+
+    async listApps() {
+      return (await listApps(store)).map(summary);
+    },
+
+    async getApp(idOrName): Promise<AppDetail | null> {
+      const app = await findApp(store, idOrName);
+      if (!app) return null;
+      const [live, history, tokens] = await Promise.all([
+        liveSchema(store, app.id),
+        schemaHistory(store, app.id),
+        listAdminTokens(store, app.id),
+      ]);
+      return { ...summary(app), schema: live?.sdl ?? '', history, adminTokens: tokens };
+    },
+  };
+}
