@@ -1,0 +1,9 @@
+// The management API's public face: the service contract, its GraphQL schema and the
+// per-request context the schema's resolvers use.
+
+export type { AdminService, AppDetail, AppSummary, MigrateResult, PlanStepView } from './types.js';
+export { createAdminSchema } from './schema.js';
+export { createAdminContext } from './context.js';
+export type { AdminContext } from './context.js';
+export { ADMIN_SDL } from './sdl.js';
+export { createAdminService } from './service.js';

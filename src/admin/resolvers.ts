@@ -1,0 +1,67 @@
+// Resolvers of the management schema: thin calls into the AdminService, plus the fields the
+// service leaves to the API (full endpoint URL, lazily loaded app detail).
+
+import type { AdminContext } from './context.js';
+import type { AppDetail, AppSummary } from './types.js';
+import type { AppSettings } from '../model/index.js';
+
+type Resolver<S, A> = (source: S, args: A, context: AdminContext) => unknown;
+
+/** What an App field is resolved from: a summary, or the detail when it is already loaded. */
+type AppSource = AppSummary | AppDetail;
+
+async function detailOf(app: AppSource, context: AdminContext): Promise<AppDetail> {
+  return 'schema' in app ? app : context.appDetail(app.id);
+}
+
+interface Input<T> {
+  input: T;
+}
+
+const query: Record<string, Resolver<unknown, never>> = {
+  apps: (_source, _args: Record<string, never>, context) => context.admin.listApps(),
+  app: (_source, args: { id: string }, context) => context.admin.getApp(args.id),
+};
+
+const mutation: Record<string, Resolver<unknown, never>> = {
+  createApp: async (_source, { input }: Input<{ name: string; schema: string }>, context) => ({
+    app: await context.admin.createApp({ name: input.name, schema: input.schema }),
+  }),
+  migrateSchema: (
+    _source,
+    { input }: Input<{ appId: string; schema: string; dryRun?: boolean | null; allowDestructive?: boolean | null }>,
+    context,
+  ) =>
+    context.admin.migrateSchema({
+      appId: input.appId,
+      schema: input.schema,
+      dryRun: input.dryRun ?? false,
+      allowDestructive: input.allowDestructive ?? false,
+    }),
+  updateApp: async (_source, { input }: Input<{ appId: string; settings: Partial<AppSettings> }>, context) => ({
+    app: await context.admin.updateApp({ appId: input.appId, settings: { ...input.settings } }),
+  }),
+  deleteApp: async (_source, { input }: Input<{ appId: string }>, context) => ({
+    deleted: await context.admin.deleteApp({ appId: input.appId }),
+  }),
+  createAdminToken: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
+    token: await context.admin.createAdminToken({ appId: input.appId, name: input.name }),
+  }),
+  revokeAdminToken: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
+    revoked: await context.admin.revokeAdminToken({ appId: input.appId, name: input.name }),
+  }),
+};
+
+const app: Record<string, Resolver<AppSource, Record<string, never>>> = {
+  endpoint: (source, _args, context) => `${context.publicUrl}${source.endpointPath}`,
+  schema: async (source, _args, context) => (await detailOf(source, context)).schema,
+  history: async (source, _args, context) => (await detailOf(source, context)).history,
+  adminTokens: async (source, _args, context) => (await detailOf(source, context)).adminTokens,
+};
+
+/** Resolvers by type and field name; every entry must name a field of the schema. */
+export const ADMIN_RESOLVERS: Readonly<Record<string, Record<string, Resolver<never, never>>>> = {
+  Query: query,
+  Mutation: mutation,
+  App: app,
+};

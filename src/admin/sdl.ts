@@ -1,0 +1,166 @@
+// The management API's schema as SDL (DESIGN.md section 7). The settings types are generated
+// from one typed table, so a new AppSettings field cannot be forgotten here.
+
+import type { AppSettings } from '../model/index.js';
+
+const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean'; description: string }>> = {
+  tokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of user tokens issued by loginUser/createUser, in seconds.' },
+  defaultPageSize: { type: 'Int', description: 'Page size when a query gives neither first nor last.' },
+  maxPageSize: { type: 'Int', description: 'Largest first/last a query may ask for.' },
+  maxDepth: { type: 'Int', description: 'Deepest selection nesting a query may have.' },
+  maxAliases: { type: 'Int', description: 'Most aliases a query may use.' },
+  maxTokens: { type: 'Int', description: 'Most lexical tokens a query document may have.' },
+  maxCost: { type: 'Int', description: 'Highest estimated cost a query may have (page sizes multiply).' },
+  introspection: { type: 'Boolean', description: 'Whether the app API answers introspection queries.' },
+  fieldSuggestions: { type: 'Boolean', description: 'Whether error messages suggest similar field names.' },
+  statementTimeoutMs: { type: 'Int', description: 'Database statement timeout, in milliseconds.' },
+};
+
+function settingsFields(required: boolean): string {
+  return Object.entries(SETTING_FIELDS)
+    .map(([name, { type, description }]) => `  "${description}"\n  ${name}: ${type}${required ? '!' : ''}`)
+    .join('\n');
+}
+
+export const ADMIN_SDL = /* GraphQL */ `
+"An instant in time: ISO 8601, UTC, with milliseconds (2016-12-08T12:33:56.000Z)."
+scalar DateTime
+
+type Query {
+  "Every live app, oldest first."
+  apps: [App!]!
+  "An app by id or by name; null when there is no such app."
+  app(id: ID!): App
+}
+
+type Mutation {
+  "Creates an app from a schema; it becomes schema version 1."
+  createApp(input: CreateAppInput!): CreateAppPayload!
+  "Plans (and unless dryRun, applies) the change from the live schema to the one given."
+  migrateSchema(input: MigrateSchemaInput!): MigrateSchemaPayload!
+  "Changes an app's settings; only the settings given change."
+  updateApp(input: UpdateAppInput!): UpdateAppPayload!
+  "Deletes an app and all its data."
+  deleteApp(input: DeleteAppInput!): DeleteAppPayload!
+  "Creates an admin token for an app; the token is returned once and only its hash is stored."
+  createAdminToken(input: CreateAdminTokenInput!): CreateAdminTokenPayload!
+  "Revokes an app's admin token by name; it stops working at the next request."
+  revokeAdminToken(input: RevokeAdminTokenInput!): RevokeAdminTokenPayload!
+}
+
+type App {
+  id: ID!
+  name: String!
+  "The full URL of the app's GraphQL endpoint."
+  endpoint: String!
+  "The live schema version."
+  schemaVersion: Int!
+  createdAt: DateTime!
+  settings: AppSettings!
+  "The SDL of the live schema version, as pushed."
+  schema: String!
+  "Every schema version, the live one last."
+  history: [SchemaVersion!]!
+  adminTokens: [AdminToken!]!
+}
+
+type SchemaVersion {
+  version: Int!
+  appliedAt: DateTime!
+  "How many migration steps the version applied."
+  steps: Int!
+}
+
+type AdminToken {
+  name: String!
+  createdAt: DateTime!
+}
+
+type AppSettings {
+${settingsFields(true)}
+}
+
+"Settings to change; omitted ones keep their value."
+input AppSettingsInput {
+${settingsFields(false)}
+}
+
+type PlanStep {
+  "The step kind, e.g. createType, addField, dropField."
+  kind: String!
+  description: String!
+  "Whether the step loses data; destructive steps need allowDestructive."
+  destructive: Boolean!
+}
+
+input CreateAppInput {
+  "Letters, digits, - and _, starting with a letter."
+  name: String!
+  "The app schema (SDL)."
+  schema: String!
+}
+
+type CreateAppPayload {
+  app: App!
+}
+
+input MigrateSchemaInput {
+  "The app's id or name."
+  appId: ID!
+  "The whole new schema (SDL)."
+  schema: String!
+  "Report the plan and the version it would create without applying anything."
+  dryRun: Boolean = false
+  "Apply destructive steps too; without it they are refused with DESTRUCTIVE_CHANGE."
+  allowDestructive: Boolean = false
+}
+
+type MigrateSchemaPayload {
+  plan: [PlanStep!]!
+  applied: Boolean!
+  "The version created, or on a dry run the one that would be; the live one when nothing changes."
+  version: Int!
+}
+
+input UpdateAppInput {
+  "The app's id or name."
+  appId: ID!
+  settings: AppSettingsInput!
+}
+
+type UpdateAppPayload {
+  app: App!
+}
+
+input DeleteAppInput {
+  "The app's id or name."
+  appId: ID!
+}
+
+type DeleteAppPayload {
+  "False when there was no such app."
+  deleted: Boolean!
+}
+
+input CreateAdminTokenInput {
+  "The app's id or name."
+  appId: ID!
+  "A name to revoke the token by: letters, digits, '.', '_' and '-'."
+  name: String!
+}
+
+type CreateAdminTokenPayload {
+  token: String!
+}
+
+input RevokeAdminTokenInput {
+  "The app's id or name."
+  appId: ID!
+  name: String!
+}
+
+type RevokeAdminTokenPayload {
+  "False when the app has no live token of that name."
+  revoked: Boolean!
+}
+`;

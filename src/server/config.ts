@@ -1,0 +1,129 @@
+// Server configuration: command-line flags first, then TESSERA_* environment variables,
+// then defaults. Invalid values are refused with a message naming the flag or variable.
+
+import { resolve } from 'node:path';
+import { badInput } from '../errors/index.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Fastify's `trustProxy`: off, on, a hop count, or the addresses/CIDR ranges to trust. */
+export type TrustProxy = boolean | number | string[];
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; when absent the embedded store in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** Absolute path of the data directory (embedded store, generated platform key). */
+  dataDir: string;
+  /** The platform key from TESSERA_ADMIN_KEY, if given. */
+  adminKey: string | undefined;
+  /** Base URL for the endpoint URLs the API reports; derived from the listen address when absent. */
+  publicUrl: string | undefined;
+  trustProxy: TrustProxy;
+  logLevel: LogLevel;
+}
+
+/** Flags as parsed by the CLI; strings because that is what a command line holds. */
+export interface ConfigFlags {
+  port?: string | number | undefined;
+  host?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_PORT = 4000;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_DATA_DIR = '.tessera';
+/** Platform keys given by the operator must be at least this long. */
+export const MIN_ADMIN_KEY_LENGTH = 16;
+
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function parsePort(value: string | number, source: string): number {
+  const text = String(value).trim();
+  const port = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw badInput(`${source} must be a port number from 0 to 65535, got "${text}"`);
+  }
+  return port;
+}
+
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  const text = present(value);
+  if (text === undefined) return false;
+  const lower = text.toLowerCase();
+  if (['0', 'false', 'no', 'off'].includes(lower)) return false;
+  if (['true', 'yes', 'on'].includes(lower)) return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  const list = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (list.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
+    throw badInput(
+      `TESSERA_TRUST_PROXY must be "true", "false", a hop count, or a comma-separated list of addresses/CIDR ranges, got "${text}"`,
+    );
+  }
+  return list;
+}
+
+function parseLogLevel(value: string | undefined): LogLevel {
+  const text = present(value)?.toLowerCase() ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(text)) {
+    throw badInput(`TESSERA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${text}"`);
+  }
+  return text as LogLevel;
+}
+
+function parsePublicUrl(value: string | undefined): string | undefined {
+  const text = present(value);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw badInput(`TESSERA_PUBLIC_URL must be an absolute http(s) URL, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw badInput(`TESSERA_PUBLIC_URL must be an absolute http(s) URL, got "${text}"`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+function parseAdminKey(value: string | undefined): string | undefined {
+  const key = present(value);
+  if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
+    throw badInput(`TESSERA_ADMIN_KEY must be at least ${MIN_ADMIN_KEY_LENGTH} characters long`);
+  }
+  return key;
+}
+
+/** Reads the configuration; `cwd` anchors a relative data directory. */
+export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.cwd()): ServerConfig {
+  const envPort = present(env.TESSERA_PORT);
+  const port =
+    flags.port !== undefined
+      ? parsePort(flags.port, '--port')
+      : envPort !== undefined
+        ? parsePort(envPort, 'TESSERA_PORT')
+        : DEFAULT_PORT;
+  return {
+    port,
+    host: present(flags.host) ?? present(env.TESSERA_HOST) ?? DEFAULT_HOST,
+    databaseUrl: present(env.DATABASE_URL),
+    dataDir: resolve(cwd, present(flags.dataDir) ?? present(env.TESSERA_DATA_DIR) ?? DEFAULT_DATA_DIR),
+    adminKey: parseAdminKey(env.TESSERA_ADMIN_KEY),
+    publicUrl: parsePublicUrl(env.TESSERA_PUBLIC_URL),
+    trustProxy: parseTrustProxy(env.TESSERA_TRUST_PROXY),
+    logLevel: parseLogLevel(env.TESSERA_LOG_LEVEL),
+  };
+}
+
+/** The base URL clients reach a server listening on `host:port` at (used when no public URL is set). */
+export function defaultPublicUrl(host: string, port: number): string {
+  // A wildcard address is not somewhere a client can connect to; the loopback name is.
+  const shown = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}

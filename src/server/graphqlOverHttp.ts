@@ -1,0 +1,131 @@
+// GraphQL over HTTP without a framework: request parameters in, `{ status, headers, body }`
+// out. Media type negotiation, GET vs POST rules, parse/validate/execute and error masking.
+
+import { GraphQLError, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
+import { ERROR_CODES } from '../errors/index.js';
+import type { ErrorCode } from '../errors/index.js';
+import { errorBody, formatGraphQLError } from './clientErrors.js';
+import { negotiateMediaType } from './mediaType.js';
+import type { MediaType } from './mediaType.js';
+import { readRequestParams } from './requestParams.js';
+
+export interface GraphQLHttpRequest {
+  method: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Query-string parameters, already decoded. */
+  query: Readonly<Record<string, unknown>>;
+  /** The parsed JSON body of a POST (undefined when there is none). */
+  body: unknown;
+}
+
+export interface GraphQLHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface GraphQLHttpOptions {
+  schema: GraphQLSchema;
+  contextValue: unknown;
+  requestId: string;
+  /** Called with the original of every masked error, to be logged under the request id. */
+  onInternalError: (error: unknown) => void;
+  /** Upper bound on the tokens of a document, checked while parsing. */
+  maxTokens?: number;
+  validationRules?: readonly ValidationRule[];
+}
+
+/** Codes that decide the HTTP status on their own when a response carries no data. */
+const STATUS_DECIDING: readonly ErrorCode[] = ['INTERNAL', 'UNAUTHENTICATED', 'RATE_LIMITED'];
+
+function respond(status: number, mediaType: MediaType, payload: unknown, extra: Record<string, string> = {}): GraphQLHttpResponse {
+  return {
+    status,
+    headers: { 'content-type': `${mediaType}; charset=utf-8`, ...extra },
+    body: JSON.stringify(payload),
+  };
+}
+
+function codeOf(error: GraphQLFormattedError): ErrorCode | undefined {
+  const code = error.extensions?.code;
+  return typeof code === 'string' && code in ERROR_CODES ? (code as ErrorCode) : undefined;
+}
+
+/**
+ * With `application/json` a well-formed request is answered 200 whatever its GraphQL errors
+ * (GraphQL over HTTP, for legacy clients); with `application/graphql-response+json` a response
+ * without data takes the status of its first error. Internal, authentication and throttling
+ * errors decide the status for both media types, so failures are visible to HTTP tooling.
+ */
+export function resultStatus(mediaType: MediaType, hasData: boolean, errors: readonly GraphQLFormattedError[]): number {
+  if (hasData || errors.length === 0) return 200;
+  const codes = errors.map(codeOf);
+  const deciding = codes.find((code) => code !== undefined && STATUS_DECIDING.includes(code));
+  if (deciding) return ERROR_CODES[deciding];
+  if (mediaType === 'application/json') return 200;
+  const first = codes[0];
+  return first ? ERROR_CODES[first] : 400;
+}
+
+function requestErrorResponse(
+  mediaType: MediaType,
+  errors: readonly GraphQLError[],
+  options: GraphQLHttpOptions,
+  code: ErrorCode,
+): GraphQLHttpResponse {
+  const formatted = errors.map((e) => formatGraphQLError(e, options.requestId, options.onInternalError, code));
+  return respond(resultStatus(mediaType, false, formatted), mediaType, { errors: formatted });
+}
+
+export async function handleGraphQLOverHttp(
+  request: GraphQLHttpRequest,
+  options: GraphQLHttpOptions,
+): Promise<GraphQLHttpResponse> {
+  const method = request.method.toUpperCase();
+  if (method !== 'GET' && method !== 'POST') {
+    return respond(405, 'application/json', errorBody('BAD_USER_INPUT', 'Use GET or POST'), { allow: 'GET, POST' });
+  }
+  const mediaType = negotiateMediaType(request.headers.accept);
+  if (mediaType === undefined) {
+    const message = 'Accept must allow application/graphql-response+json or application/json';
+    return respond(406, 'application/json', errorBody('BAD_USER_INPUT', message));
+  }
+
+  const params = readRequestParams(method, request.query, request.body);
+  if ('error' in params) return respond(400, mediaType, errorBody('BAD_USER_INPUT', params.error));
+
+  let document: DocumentNode;
+  try {
+    document = parse(params.query, options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens });
+  } catch (err) {
+    if (err instanceof GraphQLError) return requestErrorResponse(mediaType, [err], options, 'GRAPHQL_VALIDATION_FAILED');
+    throw err;
+  }
+
+  const operation = getOperationAST(document, params.operationName);
+  if (method === 'GET' && operation && operation.operation !== 'query') {
+    const message = `A ${operation.operation} cannot be sent with GET; use POST`;
+    return respond(405, mediaType, errorBody('BAD_USER_INPUT', message), { allow: 'POST' });
+  }
+
+  const validationErrors = validate(options.schema, document, options.validationRules ?? specifiedRules);
+  if (validationErrors.length > 0) {
+    return requestErrorResponse(mediaType, validationErrors, options, 'GRAPHQL_VALIDATION_FAILED');
+  }
+
+  const result: ExecutionResult = await execute({
+    schema: options.schema,
+    document,
+    contextValue: options.contextValue,
+    variableValues: params.variables,
+    operationName: params.operationName,
+  });
+  // No `data` at all means the operation never ran: bad variables or an unknown operation name.
+  if (!('data' in result)) return requestErrorResponse(mediaType, result.errors ?? [], options, 'BAD_USER_INPUT');
+
+  const errors = (result.errors ?? []).map((e) => formatGraphQLError(e, options.requestId, options.onInternalError));
+  const hasData = result.data !== null && result.data !== undefined;
+  const payload = errors.length > 0 ? { data: result.data, errors } : { data: result.data };
+  return respond(resultStatus(mediaType, hasData, errors), mediaType, payload);
+}

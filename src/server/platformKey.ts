@@ -1,0 +1,68 @@
+// The platform key that guards the management API: where it comes from (environment, key
+// file, or generated at first start) and how a presented key is compared with it.
+
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const ADMIN_KEY_FILE = 'admin-key';
+
+export interface PlatformKey {
+  key: string;
+  /** `env`: TESSERA_ADMIN_KEY; `file`: read from, or generated into, `path`. */
+  source: 'env' | 'file';
+  path?: string;
+  /** True when the key was created by this call; the caller shows it once. */
+  generated: boolean;
+}
+
+/** A fresh platform key: 32 random bytes, base64url, prefixed so it is recognisable in a leak scan. */
+export function generatePlatformKey(): string {
+  return `tsk_${randomBytes(32).toString('base64url')}`;
+}
+
+export function adminKeyPath(dataDir: string): string {
+  return join(dataDir, ADMIN_KEY_FILE);
+}
+
+async function readKeyFile(path: string): Promise<string | undefined> {
+  try {
+    const key = (await readFile(path, 'utf8')).trim();
+    if (key === '') throw new Error(`The platform key file ${path} is empty; delete it to generate a new key`);
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** TESSERA_ADMIN_KEY if given, else `<dataDir>/admin-key`, else a new key written there with mode 0600. */
+export async function resolvePlatformKey(options: { adminKey: string | undefined; dataDir: string }): Promise<PlatformKey> {
+  if (options.adminKey !== undefined) return { key: options.adminKey, source: 'env', generated: false };
+  const path = adminKeyPath(options.dataDir);
+  const existing = await readKeyFile(path);
+  if (existing !== undefined) return { key: existing, source: 'file', path, generated: false };
+
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const key = generatePlatformKey();
+  try {
+    // `wx` fails if another process created the file meanwhile; then its key is the one.
+    await writeFile(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const raced = await readKeyFile(path);
+    if (raced !== undefined) return { key: raced, source: 'file', path, generated: false };
+    throw err;
+  }
+  return { key, source: 'file', path, generated: true };
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Compares a presented key with the platform key in time independent of where they differ. */
+export function keysMatch(presented: string, expected: string): boolean {
+  // Hashing first gives both sides the same length, so neither length nor content leaks.
+  return timingSafeEqual(digest(presented), digest(expected));
+}

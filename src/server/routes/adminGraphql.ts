@@ -1,0 +1,50 @@
+// The management API route: platform-key check, then the framework-free GraphQL-over-HTTP
+// core with the admin schema. This file only adapts Fastify's request and reply to the core.
+
+import type { FastifyInstance } from 'fastify';
+import { createAdminContext, createAdminSchema } from '../../admin/index.js';
+import type { AdminService } from '../../admin/index.js';
+import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
+
+export const ADMIN_PATH = '/admin/graphql';
+
+/** Generous for an operator's API, yet a bound: a schema travels in variables, not as tokens. */
+const ADMIN_MAX_TOKENS = 20_000;
+
+export interface AdminRouteOptions {
+  admin: AdminService;
+  platformKey: string;
+  publicUrl: () => string;
+}
+
+export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOptions): void {
+  const schema = createAdminSchema();
+  // Encapsulated so the platform-key hook guards this route only.
+  app.register(async (scope) => {
+    requirePlatformKey(scope, options.platformKey);
+    scope.route({
+      // Every method reaches the core, which answers 405 for those GraphQL over HTTP does not use.
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: ADMIN_PATH,
+      handler: async (request, reply) => {
+        const response = await handleGraphQLOverHttp(
+          {
+            method: request.method,
+            headers: request.headers,
+            query: request.query as Record<string, unknown>,
+            body: request.body,
+          },
+          {
+            schema,
+            contextValue: createAdminContext(options.admin, options.publicUrl()),
+            requestId: request.id,
+            maxTokens: ADMIN_MAX_TOKENS,
+            onInternalError: (err) => request.log.error({ err }, 'management operation failed'),
+          },
+        );
+        return reply.code(response.status).headers(response.headers).send(response.body);
+      },
+    });
+  });
+}

@@ -1,0 +1,91 @@
+// Builds the Fastify instance: logger, limits and the plugins in the order of their hooks.
+// It neither opens nor closes the store; startServer does that.
+
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { AdminService } from '../admin/index.js';
+import type { Store } from '../store/index.js';
+import { defaultPublicUrl } from './config.js';
+import type { LogLevel, TrustProxy } from './config.js';
+import { installErrorHandling } from './plugins/errors.js';
+import { installHealth } from './plugins/health.js';
+import { installMetrics } from './plugins/metrics.js';
+import { generateRequestId, installRequestId } from './plugins/requestId.js';
+import { installAdminGraphql } from './routes/adminGraphql.js';
+import { installAppGraphql } from './routes/appGraphql.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Where log lines go: anything with `write`, e.g. a stream a test reads back. */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+export interface ServerOptions {
+  store: Store;
+  admin: AdminService;
+  /** The platform key the management API wants as its bearer token. */
+  adminKey: string;
+  /** Base URL reported in endpoint URLs; derived from the listening address when absent. */
+  publicUrl?: string | undefined;
+  logLevel?: LogLevel;
+  logDestination?: LogDestination;
+  trustProxy?: TrustProxy;
+  bodyLimit?: number;
+}
+
+/** Secrets that can travel in headers; pino replaces them before a line is written. */
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+];
+
+/** Fastify honours hop counts but its types omit them; a function says the same thing. */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+/**
+ * The hook list, in request order:
+ *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
+ *   parsing     JSON bodies only, at most `bodyLimit` bytes (413)
+ *   handler     routes: /admin/graphql, /graphql/:appId, /healthz, /readyz, /metrics
+ *   errors      the error handler (coded bodies, INTERNAL masking) and the 404 handler
+ *   onResponse  metrics (counter and histogram by route pattern)
+ */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? 'info',
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      ...(options.logDestination ? { stream: options.logDestination } : {}),
+    },
+    genReqId: generateRequestId,
+    requestIdLogLabel: 'requestId',
+    bodyLimit,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
+    // Bounds the time to receive a whole request (slow-body clients), not the time to answer it.
+    requestTimeout: 30_000,
+  });
+
+  const publicUrl = (): string => {
+    if (options.publicUrl) return options.publicUrl;
+    const address = app.server.address() as AddressInfo | string | null;
+    if (address === null || typeof address === 'string') return 'http://localhost';
+    return defaultPublicUrl(address.address, address.port);
+  };
+
+  installRequestId(app);
+  installMetrics(app);
+  installErrorHandling(app, bodyLimit);
+  installHealth(app, options.store);
+  installAdminGraphql(app, { admin: options.admin, platformKey: options.adminKey, publicUrl });
+  installAppGraphql(app, options.store);
+  return app;
+}

@@ -1,0 +1,128 @@
+// Runs a server from its configuration: platform key, store and catalog, listen, and the
+// SIGTERM/SIGINT handlers that stop accepting, finish in-flight requests and close the store.
+
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { createAdminService } from '../admin/index.js';
+import type { AdminService } from '../admin/index.js';
+import { ensureCatalog, openStore } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { defaultPublicUrl } from './config.js';
+import type { ServerConfig } from './config.js';
+import { resolvePlatformKey } from './platformKey.js';
+import type { PlatformKey } from './platformKey.js';
+import { createServer } from './server.js';
+import type { LogDestination } from './server.js';
+
+/** How long in-flight requests get to finish after a shutdown signal before the process gives up. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** Where the server listens, e.g. `http://127.0.0.1:4000` (the real port when 0 was asked for). */
+  url: string;
+  /** The base URL endpoint URLs are reported under. */
+  publicUrl: string;
+  store: Store;
+  admin: AdminService;
+  platformKey: PlatformKey;
+  /** Stops accepting connections, lets in-flight requests finish, closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Install SIGTERM/SIGINT handlers that stop the server and exit the process (default true). */
+  handleSignals?: boolean;
+  logDestination?: LogDestination;
+}
+
+function listenError(err: unknown, config: ServerConfig): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new Error(`port ${config.port} on ${config.host} is already in use (choose another with --port or TESSERA_PORT)`);
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new Error(`cannot listen on host "${config.host}" (check --host or TESSERA_HOST)`);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+async function openConfiguredStore(config: ServerConfig): Promise<Store> {
+  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+  try {
+    await ensureCatalog(store);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  return store;
+}
+
+function installSignalHandlers(running: RunningServer): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    const log = running.app.log;
+    if (stopping) {
+      log.warn({ signal }, 'second shutdown signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      log.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown grace period over: exiting with requests unfinished');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    running.stop().then(
+      () => {
+        log.info('shutdown complete');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const platformKey = await resolvePlatformKey({ adminKey: config.adminKey, dataDir: config.dataDir });
+  const store = await openConfiguredStore(config);
+  const admin = createAdminService(store);
+  const app = createServer({
+    store,
+    admin,
+    adminKey: platformKey.key,
+    publicUrl: config.publicUrl,
+    logLevel: config.logLevel,
+    trustProxy: config.trustProxy,
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+  });
+  // Closing the app (after in-flight requests) closes the store, whoever triggers it.
+  app.addHook('onClose', async () => {
+    await store.close();
+  });
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError(err, config);
+  }
+  const address = app.server.address() as AddressInfo;
+  const url = defaultPublicUrl(address.address, address.port);
+  const running: RunningServer = {
+    app,
+    url,
+    publicUrl: config.publicUrl ?? url,
+    store,
+    admin,
+    platformKey,
+    stop: () => app.close(),
+  };
+  if (options.handleSignals ?? true) installSignalHandlers(running);
+  return running;
+}
