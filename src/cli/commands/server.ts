@@ -1,0 +1,121 @@
+// `tessera dev` and `tessera serve`: run the server in the foreground. dev always uses the
+// embedded store and makes sure the demo app exists; serve follows DATABASE_URL.
+
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { isTesseraError } from '../../errors/index.js';
+import { ADMIN_PATH, loadConfig, startServer } from '../../server/index.js';
+import type { RunningServer } from '../../server/index.js';
+import { problemLine } from '../format.js';
+import { CliError } from '../io.js';
+import type { CliIo } from '../io.js';
+import { demoSchemaPath } from '../packageRoot.js';
+
+export const DEMO_APP = 'blog';
+
+interface ListenFlags {
+  port?: string;
+  host?: string;
+}
+
+async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<RunningServer> {
+  let config;
+  try {
+    config = loadConfig({ port: flags.port, host: flags.host }, env, io.cwd);
+  } catch (err) {
+    if (isTesseraError(err)) throw new CliError(err.message);
+    throw err;
+  }
+  try {
+    return await startServer(config);
+  } catch (err) {
+    throw new CliError(`cannot start the server: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function printKeyInfo(running: RunningServer, io: CliIo): void {
+  const { platformKey } = running;
+  if (platformKey.generated) {
+    io.stdout(`Generated a platform key (shown once; kept in ${platformKey.path}):\n  ${platformKey.key}\n`);
+  }
+}
+
+function keyLocation(running: RunningServer): string {
+  return running.platformKey.source === 'env' ? 'from TESSERA_ADMIN_KEY' : (running.platformKey.path ?? '');
+}
+
+/** Creates the demo app unless an app of that name exists; a failure is reported, not fatal. */
+async function ensureDemoApp(running: RunningServer, io: CliIo): Promise<string | undefined> {
+  const existing = await running.admin.getApp(DEMO_APP);
+  if (existing) return `${running.publicUrl}${existing.endpointPath}`;
+  const path = demoSchemaPath();
+  try {
+    const schema = await readFile(path, 'utf8');
+    const created = await running.admin.createApp({ name: DEMO_APP, schema });
+    return `${running.publicUrl}${created.endpointPath}`;
+  } catch (err) {
+    if (isTesseraError(err) && err.code === 'SCHEMA_INVALID') {
+      const problems = Array.isArray(err.extensions.problems) ? err.extensions.problems : [];
+      for (const problem of problems) io.stderr(`${problemLine(path, problem as { message: string })}\n`);
+    }
+    const reason = err instanceof Error ? err.message : String(err);
+    io.stderr(`tessera: warning: could not create the demo app "${DEMO_APP}" from ${path}: ${reason}\n`);
+    return undefined;
+  }
+}
+
+function listenOptions(command: Command): Command {
+  return command
+    .option('--port <port>', 'port to listen on, 0 for any free port (default: TESSERA_PORT, else 4000)')
+    .option('--host <host>', 'address to listen on (default: TESSERA_HOST, else 127.0.0.1)');
+}
+
+export function registerServerCommands(program: Command, io: CliIo): void {
+  listenOptions(
+    program
+      .command('dev')
+      .description('run a development server: embedded store in TESSERA_DATA_DIR (./.tessera) and the demo app "blog"'),
+  )
+    .addHelpText('after', '\nStops gracefully on Ctrl-C.\n\nExample:\n  tessera dev --port 4000')
+    .action(async (flags: ListenFlags) => {
+      if (io.env.DATABASE_URL) {
+        io.stderr('tessera: note: dev always uses the embedded store; DATABASE_URL is ignored (use tessera serve)\n');
+      }
+      const running = await start(flags, { ...io.env, DATABASE_URL: undefined }, io);
+      printKeyInfo(running, io);
+      const demo = await ensureDemoApp(running, io);
+      io.stdout(
+        [
+          `Tessera listening on ${running.url}`,
+          `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          ...(demo ? [`  demo app "${DEMO_APP}"  ${demo}`] : []),
+          `  health          ${running.publicUrl}/healthz`,
+          `  platform key    ${keyLocation(running)}`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  listenOptions(
+    program
+      .command('serve')
+      .description('run the server: PostgreSQL when DATABASE_URL is set, else the embedded store in TESSERA_DATA_DIR'),
+  )
+    .addHelpText(
+      'after',
+      '\nConfiguration comes from flags and TESSERA_* variables (see docs/server.md).\nStops gracefully on SIGTERM or SIGINT.\n\nExample:\n  DATABASE_URL=postgres://localhost/tessera tessera serve --port 8080 --host 0.0.0.0',
+    )
+    .action(async (flags: ListenFlags) => {
+      const running = await start(flags, io.env, io);
+      printKeyInfo(running, io);
+      io.stdout(
+        [
+          `Tessera listening on ${running.url}`,
+          `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          `  store           ${running.store.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'embedded'}`,
+          `  platform key    ${keyLocation(running)}`,
+          '',
+        ].join('\n'),
+      );
+    });
+}
