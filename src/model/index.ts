@@ -1,0 +1,12 @@
+// The model stage's public face: the typed model of an app schema, its parser and validator,
+// the names derived from it, per-app settings, and the migration planner.
+
+export * from './types.js';
+export * from './settings.js';
+export { parseSchema } from './parse.js';
+export { API_TYPE_NAMES, generatedNames, isOwnName } from './generated.js';
+export type { GeneratedName } from './generated.js';
+export { ACCESS_LEVEL, BUILTIN_TYPES, ROLE, USER, USER_ROLES } from './builtins.js';
+export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
+export { normalizeDateTime } from './datetime.js';
+export * from './diff.js';

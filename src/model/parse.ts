@@ -1,0 +1,172 @@
+// parseSchema: turns an app's schema SDL into its validated AppModel, running the passes of
+// this folder in order and reporting every problem found at once (SCHEMA_INVALID).
+
+import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
+import type { ASTNode, DocumentNode, FieldDefinitionNode } from 'graphql';
+import { schemaInvalid } from '../errors/index.js';
+import { ACCESS_LEVEL, BUILTIN_TYPES, builtinFields } from './builtins.js';
+import { collectDeclarations } from './definitions.js';
+import type { Declarations, TypeDeclaration } from './definitions.js';
+import { checkDefault } from './defaults.js';
+import { argumentValue, single, stringArgument } from './directives.js';
+import { readEnums } from './enums.js';
+import { checkEmbeddedCycles } from './embedded.js';
+import { readFields } from './fields.js';
+import type { FieldPass, ReadFields, TypeKind } from './fields.js';
+import { checkNameClashes, checkPlurals } from './generated.js';
+import type { GeneratedName } from './generated.js';
+import { compareNames, nameProblem, pluralOf } from './names.js';
+import { readRules } from './permissions.js';
+import { createProblems } from './problems.js';
+import type { Report } from './problems.js';
+import { attachJoinTypes, inferRelations, sortRelations } from './relations.js';
+import { checkRenames } from './renames.js';
+import { SCALARS } from './types.js';
+import type { AppModel, EmbeddedType, Field, ModelType, ValueField } from './types.js';
+
+const SCALAR_NAMES: readonly string[] = SCALARS;
+
+/**
+ * Parses and validates an app schema. Throws a `SCHEMA_INVALID` TesseraError listing every
+ * problem (`extensions.problems`: `{ message, line, column }`, sorted by position).
+ * A schema with no definitions at all is valid: the app has only the built-in types.
+ */
+export function parseSchema(sdl: string): AppModel {
+  const document = parseDocument(sdl);
+  const { report, sorted } = createProblems();
+  const declarations: Declarations = document
+    ? collectDeclarations(document, report)
+    : { models: new Map(), embedded: new Map(), joins: new Map(), enums: new Map() };
+
+  const enums = readEnums(declarations.enums, report);
+  const modelNames = [...new Set([...BUILTIN_TYPES, ...declarations.models.keys()])].sort(compareNames);
+  const kindOf = (name: string): TypeKind | undefined => {
+    if (SCALAR_NAMES.includes(name)) return 'scalar';
+    if (name === ACCESS_LEVEL || declarations.enums.has(name)) return 'enum';
+    if (declarations.embedded.has(name)) return 'embedded';
+    if (modelNames.includes(name)) return 'model';
+    return declarations.joins.has(name) ? 'join' : undefined;
+  };
+  const pass: FieldPass = { report, kindOf, relationRefs: [], unreadRelations: new Set(), defaults: [], fieldRules: [] };
+
+  const fieldNodes = new Map<string, ReadonlyMap<string, FieldDefinitionNode>>();
+  const types = modelNames.map((name) => {
+    const declaration = declarations.models.get(name);
+    const builtins = builtinFields(name);
+    builtins.forEach((field, i) => {
+      if (field.kind === 'relation') pass.relationRefs.push({ type: name, field, order: builtinOrder(name, i) });
+    });
+    const read: ReadFields = declaration ? readFields('model', declaration.node, builtins, pass) : { fields: builtins, nodes: new Map() };
+    fieldNodes.set(name, read.nodes);
+    return modelType(name, declaration, read.fields, report);
+  });
+
+  const embedded: EmbeddedType[] = [...declarations.embedded].map(([name, declaration]) => {
+    const read = readFields('embedded', declaration.node, [], pass);
+    fieldNodes.set(name, read.nodes);
+    if (!declaration.node.fields?.length) report(`Embedded type ${name} has no fields`, declaration.node.name);
+    return { name, fields: read.fields.filter((f): f is ValueField => f.kind === 'value') };
+  });
+  checkEmbeddedCycles(embedded, fieldNodes, report);
+
+  const joinFields = new Map<string, ReadFields>();
+  for (const [name, declaration] of declarations.joins) joinFields.set(name, readFields('join', declaration.node, [], pass));
+
+  const enumByName = new Map(enums.map((e) => [e.name, e]));
+  const embeddedByName = new Map(embedded.map((e) => [e.name, e]));
+  const lookups = { enumValues: (n: string) => enumByName.get(n)?.values, embeddedFields: (n: string) => embeddedByName.get(n)?.fields };
+  for (const pending of pass.defaults) {
+    const checked = checkDefault(pending.value, pending.field, pending.label, lookups, report);
+    if (checked) pending.field.default = checked.value;
+  }
+
+  const relations = inferRelations(pass.relationRefs, pass.unreadRelations, report);
+  attachJoinTypes(relations, declarations.joins, joinFields, pass.unreadRelations, report);
+
+  const typesByName = new Map(types.map((t) => [t.name, t]));
+  for (const type of types) {
+    const rules = declarations.models.get(type.name)?.directives.get('permission');
+    if (rules) type.permissions = readRules(rules, type, undefined, typesByName, report);
+  }
+  for (const { type, field, directives } of pass.fieldRules) {
+    const owner = typesByName.get(type);
+    if (owner) field.permissions = readRules(directives, owner, field, typesByName, report);
+  }
+
+  const renamedFromAt = (declaration: TypeDeclaration | undefined) => {
+    const renamed = declaration && single(declaration.directives, 'renamed');
+    return renamed ? argumentValue(renamed, 'from') : undefined;
+  };
+  checkRenames(types, new Set(modelNames), 'type', undefined, (name) => renamedFromAt(declarations.models.get(name)), report);
+  for (const type of types) {
+    const nodes = fieldNodes.get(type.name);
+    const fromAt = (field: string) => nodes?.get(field)?.directives?.find((d) => d.name.value === 'renamed');
+    checkRenames(type.fields, new Set(type.fields.map((f) => f.name)), 'field', type.name, fromAt, report);
+  }
+
+  const model: AppModel = {
+    types,
+    embedded: embedded.sort((a, b) => compareNames(a.name, b.name)),
+    enums: enums.sort((a, b) => compareNames(a.name, b.name)),
+    relations: sortRelations(relations),
+  };
+  const typeNode = (name: string) =>
+    (declarations.models.get(name) ?? declarations.embedded.get(name))?.node.name ?? declarations.enums.get(name)?.name;
+  checkPlurals(types, (name) => {
+    const model = declarations.models.get(name);
+    const directive = model && single(model.directives, 'model');
+    return (directive && argumentValue(directive, 'plural')) ?? typeNode(name);
+  }, report);
+  const locate = (entry: GeneratedName): ASTNode | undefined => {
+    if (entry.owner === undefined) return undefined;
+    if (entry.source === 'relation') return pass.relationRefs.find((r) => r.field.relation === entry.owner && r.nameNode)?.nameNode;
+    if (entry.field !== undefined) return fieldNodes.get(entry.owner)?.get(entry.field)?.name ?? typeNode(entry.owner);
+    return typeNode(entry.owner);
+  };
+  checkNameClashes(model, locate, report);
+
+  const problems = sorted();
+  if (problems.length > 0) throw schemaInvalid(problems);
+  return model;
+}
+
+/** The parsed SDL, or undefined when it holds no definition at all (only blanks and comments). */
+function parseDocument(sdl: string): DocumentNode | undefined {
+  try {
+    return parse(sdl, { noLocation: false });
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error;
+    if (isBlank(sdl)) return undefined;
+    const at = error.locations?.[0];
+    throw schemaInvalid([{ message: error.message, line: at?.line ?? 1, column: at?.column ?? 1 }]);
+  }
+}
+
+function isBlank(sdl: string): boolean {
+  try {
+    return new Lexer(new Source(sdl)).advance().kind === TokenKind.EOF;
+  } catch {
+    return false;
+  }
+}
+
+/** Built-in fields come before every declared field, User's before Role's. */
+function builtinOrder(type: string, index: number): number {
+  return -1_000_000 + BUILTIN_TYPES.indexOf(type) * 1_000 + index;
+}
+
+function modelType(name: string, declaration: TypeDeclaration | undefined, fields: Field[], report: Report): ModelType {
+  const builtin = BUILTIN_TYPES.includes(name);
+  const model = declaration && single(declaration.directives, 'model');
+  const plural = model && stringArgument(model, 'plural');
+  if (model && plural !== undefined) {
+    const problem = nameProblem(`@model(plural:) of ${name}`, plural);
+    if (problem) report(problem, argumentValue(model, 'plural'));
+  }
+  const type: ModelType = { name, plural: plural ?? pluralOf(name), table: name, fields, permissions: [], builtin };
+  const renamed = declaration && single(declaration.directives, 'renamed');
+  const from = renamed && stringArgument(renamed, 'from');
+  if (renamed && builtin) report(`The built-in type ${name} cannot be renamed`, renamed);
+  else if (from !== undefined) type.renamedFrom = from;
+  return type;
+}
