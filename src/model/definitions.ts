@@ -55,13 +55,14 @@ export function collectDeclarations(document: DocumentNode, report: Report): Dec
       report(`Type ${name} cannot implement ${iface.name.value}: interfaces are not supported (every @model type implements Node and Timestamped automatically)`, iface);
     }
     const written = new Set(definition.directives?.map((d) => d.name.value));
-    let site: DirectiveSite = written.has('model') ? 'model' : written.has('join') ? 'join' : 'embedded';
+    let site: DirectiveSite = written.has('join') ? 'join' : written.has('model') ? 'model' : 'embedded';
     let directives = definition.directives;
     if (written.has('model') && written.has('join')) {
-      const join = directives?.find((d) => d.name.value === 'join');
-      report(`Type ${name} cannot be both @model and @join: a join type only adds fields to a many-to-many relation`, join);
-      directives = directives?.filter((d) => d.name.value !== 'join');
-      site = 'model';
+      // Read as the join type it names a relation for, so the relation is not reported too.
+      const model = directives?.find((d) => d.name.value === 'model');
+      report(`Type ${name} cannot be both @model and @join: a join type only adds fields to a many-to-many relation`, model);
+      directives = directives?.filter((d) => d.name.value !== 'model');
+      site = 'join';
     }
     const declaration = { node: definition, directives: checkDirectives(directives, site, report) };
     const kinds = { model: declarations.models, join: declarations.joins, embedded: declarations.embedded } as const;

@@ -48,6 +48,8 @@ export interface FieldPass {
   relationRefs: RelationFieldRef[];
   /** Relation names used on fields that could not be read: their relation is not checked. */
   unreadRelations: Set<string>;
+  /** Fields pointing at a @model type without @relation (already reported). */
+  withoutRelation: { type: string; target: string }[];
   defaults: PendingDefault[];
   fieldRules: PendingFieldRules[];
 }
@@ -98,6 +100,16 @@ export function readFields(owner: OwnerKind, def: ObjectTypeDefinitionNode, buil
   return { fields, nodes };
 }
 
+/**
+ * A @relation whose name cannot be read: whatever names it mentions are left out of relation
+ * inference, so that the fields on the other side are not reported as incomplete.
+ */
+function forgetRelation(relation: ConstDirectiveNode, pass: FieldPass) {
+  for (const arg of relation.arguments ?? []) {
+    if (arg.value.kind === Kind.STRING || arg.value.kind === Kind.ENUM) pass.unreadRelations.add(arg.value.value);
+  }
+}
+
 /** A relation field left out of its type is left out of relation inference too. */
 function forgetRelationField(pass: FieldPass, typeName: string, field: RelationField) {
   const i = pass.relationRefs.findIndex((r) => r.type === typeName && r.field === field);
@@ -106,13 +118,13 @@ function forgetRelationField(pass: FieldPass, typeName: string, field: RelationF
 }
 
 function fieldNameProblem(owner: OwnerKind, typeName: string, name: string, builtins: Field[]): string | undefined {
-  const problem = nameProblem('Field name', name);
-  if (problem) return `${problem} (${typeName}.${name})`;
+  const problem = nameProblem('Field name', name, `${typeName}.${name}`);
+  if (problem) return problem;
   if (owner === 'model' && SYSTEM.includes(name)) {
     return `Field ${typeName}.${name} cannot be declared: id, createdAt and modifiedAt are added to every @model type automatically`;
   }
   if (builtins.some((f) => f.name === name)) return `Field ${typeName}.${name} is built in and cannot be redeclared`;
-  if (name === 'clientMutationId') return `Field name clientMutationId is reserved for mutation inputs (${typeName}.${name})`;
+  if (name === 'clientMutationId') return `Field ${typeName}.${name}: the name clientMutationId is reserved for mutation inputs`;
   return undefined;
 }
 
@@ -143,6 +155,7 @@ function readField(owner: OwnerKind, typeName: string, node: FieldDefinitionNode
   const label = `${typeName}.${node.name.value}`;
   const relation = single(directives, 'relation');
   const relationName = relation ? stringArgument(relation, 'name') : undefined;
+  if (relation && relationName === undefined) forgetRelation(relation, pass);
   const ref = typeRef(node.type, report);
   const kind = ref ? pass.kindOf(ref.named.name.value) : undefined;
   if (!ref || !kind || kind === 'join' || (kind === 'model' && owner !== 'model')) {
@@ -158,8 +171,8 @@ function readField(owner: OwnerKind, typeName: string, node: FieldDefinitionNode
   }
   if (kind === 'model') return readRelationField(typeName, node, ref, directives, relationName, pass);
 
-  if (relation) report(`@relation belongs on fields that point at @model types; ${ref.named.name.value} is ${article(kind)} ${kind} type`, relation);
-  if (ref.itemRequired) report(`List items cannot be non-null: write [${ref.named.name.value}] (field ${label})`, node.type);
+  if (relation) report(`${label}: @relation belongs on fields that point at @model types; ${ref.named.name.value} is ${article(kind)} ${kind} type`, relation);
+  if (ref.itemRequired) report(`${label}: list items cannot be non-null; write [${ref.named.name.value}]`, node.type);
   const type: FieldType =
     kind === 'scalar' ? { kind: 'scalar', name: ref.named.name.value as ScalarName } : { kind, name: ref.named.name.value };
   const field: ValueField = {
@@ -206,10 +219,11 @@ function readRelationField(
   }
   for (const name of ['unique', 'index', 'default'] as const) {
     const directive = single(directives, name);
-    if (directive) report(`@${name} is not allowed on relation fields (${label})`, directive);
+    if (directive) report(`${label}: @${name} is not allowed on relation fields`, directive);
   }
   if (!directives.has('relation')) {
     report(`Field ${label} points at the @model type ${target} and needs @relation(name: "…")`, node.name);
+    pass.withoutRelation.push({ type: typeName, target });
     return undefined;
   }
   if (relationName === undefined) return undefined;
@@ -237,14 +251,14 @@ function checkIndexable(field: ValueField, label: string, directives: DirectiveU
   if (!reason) return;
   for (const name of ['unique', 'index'] as const) {
     const directive = single(directives, name);
-    if (directive) report(`@${name} is not allowed on ${reason} (${label})`, directive);
+    if (directive) report(`${label}: @${name} is not allowed on ${reason}`, directive);
   }
 }
 
 function defaultAllowed(field: ValueField, label: string, directive: ConstDirectiveNode, report: Report): boolean {
   if (field.type.kind !== 'scalar' || (field.type.name !== 'ID' && field.type.name !== 'Text')) return true;
   const why = field.type.name === 'ID' ? 'ID fields cannot have a default' : 'Text fields cannot have a default (use String)';
-  report(`${why} (${label})`, directive);
+  report(`${label}: ${why}`, directive);
   return false;
 }
 

@@ -128,6 +128,8 @@ const OWN_KIND: Record<GeneratedName['source'], string> = { api: 'Name', type: '
 export function checkNameClashes(model: AppModel, locate: (entry: GeneratedName) => ASTNode | undefined, report: Report) {
   const entries = generatedNames(model);
   const generated = new Map<string, GeneratedName>();
+  // Two parts needing the same names are reported once, with every name they share.
+  const twice = new Map<string, { first: GeneratedName; entry: GeneratedName; names: string[] }>();
   for (const entry of entries) {
     if (isOwnName(entry)) continue;
     const first = generated.get(entry.name);
@@ -135,8 +137,14 @@ export function checkNameClashes(model: AppModel, locate: (entry: GeneratedName)
       generated.set(entry.name, entry);
       continue;
     }
+    const key = `${describe(first)}|${describe(entry)}`;
+    const clash = twice.get(key) ?? { first, entry, names: [] };
+    clash.names.push(entry.name);
+    twice.set(key, clash);
+  }
+  for (const { first, entry, names } of twice.values()) {
     report(
-      `The API would generate ${entry.name} twice: for ${describe(first)} and for ${describe(entry)}; rename one of them`,
+      `The API would generate ${names.join(', ')} for both ${describe(first)} and ${describe(entry)}; rename one of them`,
       locate(entry) ?? locate(first),
     );
   }

@@ -14,13 +14,14 @@ export function isGraphQLName(name: string): boolean {
 
 /**
  * Why `name` cannot be used as a type, field or relation name, or undefined when it can.
- * `what` starts the message: `Type name`, `Field name`, `Relation name`…
+ * `what` starts the message: `Type name`, `Field name`, `Relation name`…; `shown` is the name
+ * as the message shows it (`Post.title` for a field).
  */
-export function nameProblem(what: string, name: string): string | undefined {
-  if (!isGraphQLName(name)) return `${what} "${name}" is not a valid GraphQL name (letters, digits and _, not starting with a digit)`;
-  if (name.startsWith('__')) return `${what} ${name} must not start with "__" (reserved for GraphQL introspection)`;
+export function nameProblem(what: string, name: string, shown: string = name): string | undefined {
+  if (!isGraphQLName(name)) return `${what} "${shown}" is not a valid GraphQL name (letters, digits and _, not starting with a digit)`;
+  if (name.startsWith('__')) return `${what} ${shown} must not start with "__" (reserved for GraphQL introspection)`;
   if (Buffer.byteLength(name, 'utf8') > MAX_IDENTIFIER_BYTES) {
-    return `${what} ${name} is longer than ${MAX_IDENTIFIER_BYTES} bytes (the PostgreSQL identifier limit)`;
+    return `${what} ${shown} is longer than ${MAX_IDENTIFIER_BYTES} bytes (the PostgreSQL identifier limit)`;
   }
   return undefined;
 }

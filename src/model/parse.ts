@@ -47,7 +47,7 @@ export function parseSchema(sdl: string): AppModel {
     if (modelNames.includes(name)) return 'model';
     return declarations.joins.has(name) ? 'join' : undefined;
   };
-  const pass: FieldPass = { report, kindOf, relationRefs: [], unreadRelations: new Set(), defaults: [], fieldRules: [] };
+  const pass: FieldPass = { report, kindOf, relationRefs: [], unreadRelations: new Set(), withoutRelation: [], defaults: [], fieldRules: [] };
 
   const fieldNodes = new Map<string, ReadonlyMap<string, FieldDefinitionNode>>();
   const types = modelNames.map((name) => {
@@ -80,7 +80,7 @@ export function parseSchema(sdl: string): AppModel {
     if (checked) pending.field.default = checked.value;
   }
 
-  const relations = inferRelations(pass.relationRefs, pass.unreadRelations, report);
+  const relations = inferRelations(pass.relationRefs, pass.unreadRelations, pass.withoutRelation, report);
   attachJoinTypes(relations, declarations.joins, joinFields, pass.unreadRelations, report);
 
   const typesByName = new Map(types.map((t) => [t.name, t]));

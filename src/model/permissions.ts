@@ -11,6 +11,8 @@ import type { Field, ModelType, PermissionRule, PermissionScope } from './types.
 const SCOPES: readonly string[] = PERMISSION_SCOPES;
 const SYSTEM: readonly string[] = SYSTEM_FIELDS;
 
+type Fail = (message: string, node: ASTNode | undefined) => void;
+
 function isScope(value: string | undefined): value is PermissionScope {
   return value !== undefined && SCOPES.includes(value);
 }
@@ -38,11 +40,11 @@ function readRule(directive: ConstDirectiveNode, type: ModelType, field: Field |
   const scope = enumArgument(directive, 'scope');
   if (!isScope(scope)) return undefined;
   let ok = true;
-  const fail = (message: string, node: ASTNode | undefined) => {
-    report(message, node);
+  const where = field ? `${type.name}.${field.name}` : type.name;
+  const fail: Fail = (message, node) => {
+    report(`@permission on ${where}: ${message}`, node);
     ok = false;
   };
-  const where = field ? `${type.name}.${field.name}` : type.name;
   const argAt = (name: string) => argumentNode(directive, name)?.name ?? directive;
   const userFields = stringListArgument(directive, 'userFields');
   const roles = stringListArgument(directive, 'roles');
@@ -50,29 +52,29 @@ function readRule(directive: ConstDirectiveNode, type: ModelType, field: Field |
   const fieldLevel = field !== undefined || fields !== undefined;
 
   if (scope === 'SELF' && type.name !== USER) {
-    fail(`Scope SELF means "the user's own User object" and only applies to User, not ${where}`, argumentValue(directive, 'scope'));
+    fail(`scope SELF means "the user's own User object" and only applies to User`, argumentValue(directive, 'scope'));
   }
   if (scope === 'RELATION') {
-    if (!userFields?.length) fail(`Scope RELATION needs userFields: ["…"], paths of relation fields from ${type.name} to a User (${where})`, directive);
-    for (const path of userFields ?? []) if (!checkPath(path.value, path.node, type, types, report)) ok = false;
+    if (!userFields?.length) fail(`scope RELATION needs userFields: ["…"], paths of relation fields from ${type.name} to a User`, directive);
+    for (const path of userFields ?? []) checkPath(path.value, path.node, type, types, fail);
   } else if (userFields !== undefined) {
-    fail(`userFields only applies to scope RELATION (${where})`, argAt('userFields'));
+    fail(`userFields only applies to scope RELATION`, argAt('userFields'));
   }
   if (scope === 'ROLE') {
-    if (!roles?.length) fail(`Scope ROLE needs roles: ["…"], the names of the roles it grants access to (${where})`, directive);
-    for (const role of roles ?? []) if (role.value.trim() === '') fail(`A role name cannot be empty (${where})`, role.node);
+    if (!roles?.length) fail(`scope ROLE needs roles: ["…"], the names of the roles it grants access to`, directive);
+    for (const role of roles ?? []) if (role.value.trim() === '') fail(`a role name cannot be empty`, role.node);
   } else if (roles !== undefined) {
-    fail(`roles only applies to scope ROLE (${where})`, argAt('roles'));
+    fail(`roles only applies to scope ROLE`, argAt('roles'));
   }
 
   if (field && fields !== undefined) {
-    fail(`fields: is for rules written on a type; this rule is already on the field ${where}`, argAt('fields'));
+    fail(`fields: is for rules written on a type; this rule is already on a field`, argAt('fields'));
   } else if (fields !== undefined) {
-    if (fields.length === 0) fail(`fields: [] lists no field; leave fields out for a rule on the whole type ${where}`, argAt('fields'));
-    for (const f of fields) if (!checkRuleField(f.value, f.node, type, report)) ok = false;
+    if (fields.length === 0) fail(`fields: [] lists no field; leave fields out for a rule on the whole type`, argAt('fields'));
+    for (const f of fields) checkRuleField(f.value, f.node, type, fail);
   }
   if (fieldLevel && booleanArgument(directive, 'delete') !== undefined) {
-    fail(`delete cannot be granted on a field: fields are deleted with their object (${where})`, argAt('delete'));
+    fail(`delete cannot be granted on a field: fields are deleted with their object`, argAt('delete'));
   }
 
   const granted = Object.fromEntries(PERMISSION_OPERATIONS.map((op) => [op, booleanArgument(directive, op) ?? false])) as Record<
@@ -81,7 +83,7 @@ function readRule(directive: ConstDirectiveNode, type: ModelType, field: Field |
   >;
   if (!PERMISSION_OPERATIONS.some((op) => granted[op])) {
     const ops = fieldLevel ? 'read, create or update' : 'read, create, update or delete';
-    fail(`@permission on ${where} grants nothing: set at least one of ${ops} to true`, directive);
+    fail(`the rule grants nothing: set at least one of ${ops} to true`, directive);
   }
   if (!ok) return undefined;
   return {
@@ -94,41 +96,30 @@ function readRule(directive: ConstDirectiveNode, type: ModelType, field: Field |
 }
 
 /** A `userFields` path: relation fields, any kind and depth, from `start` to a User. */
-function checkPath(path: string, node: ConstValueNode, start: ModelType, types: ReadonlyMap<string, ModelType>, report: Report): boolean {
+function checkPath(path: string, node: ConstValueNode, start: ModelType, types: ReadonlyMap<string, ModelType>, fail: Fail) {
   let current = start;
   for (const step of path.split('.')) {
     if (step === '') {
-      report(`userFields path "${path}" has an empty step: write relation field names separated by dots, e.g. "author" or "channel.members"`, node);
-      return false;
+      fail(`userFields path "${path}" has an empty step: write relation field names separated by dots, e.g. "author" or "channel.members"`, node);
+      return;
     }
     const field = current.fields.find((f) => f.name === step);
     if (!field) {
-      report(`userFields path "${path}": ${current.name} has no field ${step}`, node);
-      return false;
+      fail(`userFields path "${path}": ${current.name} has no field ${step}`, node);
+      return;
     }
     if (field.kind !== 'relation') {
-      report(`userFields path "${path}": ${current.name}.${step} is not a relation field`, node);
-      return false;
+      fail(`userFields path "${path}": ${current.name}.${step} is not a relation field`, node);
+      return;
     }
     const next = types.get(field.target);
-    if (!next) return false;
+    if (!next) return;
     current = next;
   }
-  if (current.name !== USER) {
-    report(`userFields path "${path}" leads from ${start.name} to ${current.name}; it must end at User`, node);
-    return false;
-  }
-  return true;
+  if (current.name !== USER) fail(`userFields path "${path}" leads from ${start.name} to ${current.name}; it must end at User`, node);
 }
 
-function checkRuleField(name: string, node: ConstValueNode, type: ModelType, report: Report): boolean {
-  if (SYSTEM.includes(name)) {
-    report(`fields: ${name} is a system field and follows the rules of ${type.name}`, node);
-    return false;
-  }
-  if (!type.fields.some((f) => f.name === name)) {
-    report(`fields: ${type.name} has no field ${name}`, node);
-    return false;
-  }
-  return true;
+function checkRuleField(name: string, node: ConstValueNode, type: ModelType, fail: Fail) {
+  if (SYSTEM.includes(name)) fail(`fields: ${name} is a system field and follows the rules of ${type.name}`, node);
+  else if (!type.fields.some((f) => f.name === name)) fail(`fields: ${type.name} has no field ${name}`, node);
 }

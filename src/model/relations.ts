@@ -22,12 +22,17 @@ const KIND_LABEL: Record<Relation['kind'], string> = {
  * Infers every relation from its fields (sorted by declaration order). Relations with a field
  * that could not be read (`unread`) are skipped rather than reported as incomplete.
  */
-export function inferRelations(refs: readonly RelationFieldRef[], unread: ReadonlySet<string>, report: Report): Relation[] {
+export function inferRelations(
+  refs: readonly RelationFieldRef[],
+  unread: ReadonlySet<string>,
+  withoutRelation: readonly { type: string; target: string }[],
+  report: Report,
+): Relation[] {
   const groups = new Map<string, RelationFieldRef[]>();
   for (const ref of [...refs].sort((a, b) => a.order - b.order)) {
     const name = ref.field.relation;
     if (name === USER_ROLES && !ref.field.builtin) {
-      report(`${USER_ROLES} is the built-in relation between User.roles and Role.members; choose another relation name (${label(ref)})`, ref.nameNode);
+      report(`${label(ref)}: ${USER_ROLES} is the built-in relation between User.roles and Role.members; choose another relation name`, ref.nameNode);
       continue;
     }
     groups.set(name, [...(groups.get(name) ?? []), ref]);
@@ -39,6 +44,9 @@ export function inferRelations(refs: readonly RelationFieldRef[], unread: Readon
     if (!first) continue;
     const problem = nameProblem('Relation name', name);
     if (problem) report(problem, first.nameNode);
+    // A lone field whose reverse was written without @relation: that field is reported already.
+    const reverseLacksRelation = group.length === 1 && withoutRelation.some((w) => w.type === first.field.target && w.target === first.type);
+    if (reverseLacksRelation) continue;
     const relation = relationOf(name, group, report);
     if (relation) relations.push(relation);
   }
