@@ -1,0 +1,103 @@
+// Configuration and the platform key: flag/env precedence and validation, key file creation
+// (mode 0600, reused on the next start), and the constant-time comparison.
+
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keysMatch, loadConfig, resolvePlatformKey } from '../../src/server/index.js';
+
+describe('loadConfig', () => {
+  it('has development defaults', () => {
+    expect(loadConfig({}, {}, '/srv')).toEqual({
+      port: 4000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: '/srv/.tessera',
+      adminKey: undefined,
+      publicUrl: undefined,
+      trustProxy: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads TESSERA_* variables, and flags win over them', () => {
+    const env = {
+      TESSERA_PORT: '8080',
+      TESSERA_HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://db/tessera',
+      TESSERA_DATA_DIR: 'data',
+      TESSERA_ADMIN_KEY: 'a-long-enough-platform-key',
+      TESSERA_PUBLIC_URL: 'https://api.example.com/',
+      TESSERA_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+      TESSERA_LOG_LEVEL: 'warn',
+    };
+    expect(loadConfig({}, env, '/srv')).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://db/tessera',
+      dataDir: '/srv/data',
+      adminKey: 'a-long-enough-platform-key',
+      publicUrl: 'https://api.example.com',
+      trustProxy: ['10.0.0.0/8', '127.0.0.1'],
+      logLevel: 'warn',
+    });
+    expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
+  });
+
+  it.each([
+    [{ port: '70000' }, {}, '--port'],
+    [{}, { TESSERA_PORT: 'http' }, 'TESSERA_PORT'],
+    [{}, { TESSERA_LOG_LEVEL: 'loud' }, 'TESSERA_LOG_LEVEL'],
+    [{}, { TESSERA_PUBLIC_URL: 'ftp://x' }, 'TESSERA_PUBLIC_URL'],
+    [{}, { TESSERA_ADMIN_KEY: 'short' }, 'TESSERA_ADMIN_KEY'],
+    [{}, { TESSERA_TRUST_PROXY: 'sometimes' }, 'TESSERA_TRUST_PROXY'],
+  ])('refuses %o %o naming %s', (flags, env, name) => {
+    expect(() => loadConfig(flags, env)).toThrow(name);
+  });
+
+  it('parses TESSERA_TRUST_PROXY', () => {
+    expect(loadConfig({}, { TESSERA_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({}, { TESSERA_TRUST_PROXY: 'off' }).trustProxy).toBe(false);
+    expect(loadConfig({}, { TESSERA_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
+});
+
+describe('platform key', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is generated once into <dataDir>/admin-key with mode 0600, then reused', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tessera-key-'));
+    const dataDir = join(dir, 'nested', 'data');
+    const first = await resolvePlatformKey({ adminKey: undefined, dataDir });
+    expect(first).toMatchObject({ source: 'file', path: join(dataDir, 'admin-key'), generated: true });
+    expect(first.key).toMatch(/^tsk_[A-Za-z0-9_-]{43}$/);
+    expect((await stat(join(dataDir, 'admin-key'))).mode & 0o777).toBe(0o600);
+    expect((await readFile(join(dataDir, 'admin-key'), 'utf8')).trim()).toBe(first.key);
+    const second = await resolvePlatformKey({ adminKey: undefined, dataDir });
+    expect(second).toEqual({ ...first, generated: false });
+  });
+
+  it('comes from TESSERA_ADMIN_KEY when given, touching no file', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tessera-key-'));
+    const key = await resolvePlatformKey({ adminKey: 'operator-chosen-key', dataDir: join(dir, 'data') });
+    expect(key).toEqual({ key: 'operator-chosen-key', source: 'env', generated: false });
+    await expect(stat(join(dir, 'data'))).rejects.toThrow();
+  });
+
+  it('refuses an empty key file', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tessera-key-'));
+    await writeFile(join(dir, 'admin-key'), '\n');
+    await expect(resolvePlatformKey({ adminKey: undefined, dataDir: dir })).rejects.toThrow('empty');
+  });
+
+  it('compares keys by content only', () => {
+    expect(keysMatch('tsk_abc', 'tsk_abc')).toBe(true);
+    expect(keysMatch('tsk_abd', 'tsk_abc')).toBe(false);
+    expect(keysMatch('tsk_ab', 'tsk_abc')).toBe(false);
+    expect(keysMatch('', 'tsk_abc')).toBe(false);
+  });
+});

@@ -1,0 +1,73 @@
+// A real Tessera server on an ephemeral port for the server tests: a test store of the given
+// kind, the management service, a fresh platform key, and log lines captured for inspection.
+
+import type { FastifyInstance } from 'fastify';
+import { createAdminService } from '../../src/admin/index.js';
+import { createServer, generatePlatformKey } from '../../src/server/index.js';
+import type { ServerOptions } from '../../src/server/index.js';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/stores.js';
+
+export type StoreKind = 'embedded' | 'postgres';
+export const STORE_KINDS: readonly StoreKind[] = ['embedded', 'postgres'];
+
+export interface TestServer {
+  base: string;
+  key: string;
+  store: Store;
+  app: FastifyInstance;
+  /** Every log line written so far, parsed. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startTestServer(kind: StoreKind, options: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const test = await openTestStore(kind);
+  const store = test.store;
+  const logs: Record<string, unknown>[] = [];
+  const key = generatePlatformKey();
+  const app = createServer({
+    store,
+    admin: createAdminService(store),
+    adminKey: key,
+    logLevel: 'info',
+    logDestination: { write: (line) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+    ...options,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server did not listen on a TCP port');
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    key,
+    store,
+    app,
+    logs,
+    async close() {
+      await app.close();
+      await test.close();
+    },
+  };
+}
+
+export interface GraphQLReply {
+  status: number;
+  headers: Headers;
+  // any: the parsed JSON of many different operations, which the tests look into freely.
+  body: { data?: any; errors?: { message: string; extensions?: Record<string, any>; path?: unknown[] }[] };
+}
+
+/** POSTs an operation to the management API with the platform key. */
+export async function admin(
+  server: Pick<TestServer, 'base' | 'key'>,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<GraphQLReply> {
+  const response = await fetch(`${server.base}/admin/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.key}`, ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLReply['body'] };
+}
