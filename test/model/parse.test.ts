@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../src/errors/index.js';
 import { generatedNames, lowerCamel, normalizeDateTime, parseSchema, pluralOf } from '../../src/model/index.js';
 import type { AppModel, Field, ModelType, PermissionRule, Relation, ValueField } from '../../src/model/index.js';
-import { problemsOf } from './invalid.test.js';
+import { problemsOf } from './problems.js';
 
 const relation = (model: AppModel, name: string): Relation => {
   const found = model.relations.find((r) => r.name === name);
