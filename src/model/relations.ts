@@ -6,7 +6,7 @@ import { USER_ROLES, builtinJoinFields } from './builtins.js';
 import type { TypeDeclaration } from './definitions.js';
 import { argumentValue, single, stringArgument } from './directives.js';
 import type { ReadFields, RelationFieldRef } from './fields.js';
-import { compareNames, idColumn, lowerCamel, nameProblem } from './names.js';
+import { MAX_IDENTIFIER_BYTES, compareNames, idColumn, lowerCamel, nameProblem } from './names.js';
 import type { Report } from './problems.js';
 import { SYSTEM_FIELDS } from './types.js';
 import type { Relation, RelationEnd } from './types.js';
@@ -82,7 +82,15 @@ function relationOf(name: string, group: RelationFieldRef[], report: Report): Re
     return undefined;
   }
   if (!a.field.list && !b.field.list) return oneToOne(name, a, b);
-  if (a.field.list && b.field.list) return manyToMany(name, a, b);
+  if (a.field.list && b.field.list) {
+    const relation = manyToMany(name, a, b);
+    for (const column of relation.storage.kind === 'joinTable' ? relation.storage.columns : []) {
+      if (Buffer.byteLength(column) > MAX_IDENTIFIER_BYTES) {
+        report(`Relation ${name}: its join table column ${column} would exceed ${MAX_IDENTIFIER_BYTES} bytes; shorten the type name`, a.nameNode ?? b.nameNode);
+      }
+    }
+    return relation;
+  }
   const [single, list] = a.field.list ? [b, a] : [a, b];
   return {
     name,
@@ -116,8 +124,9 @@ function oneToOne(name: string, a: RelationFieldRef, b: RelationFieldRef): Relat
 
 /** End 1 is the field declared first; two ends of one type are told apart as `<type>1`/`<type>2`. */
 function manyToMany(name: string, a: RelationFieldRef, b: RelationFieldRef): Relation {
-  const endNames: [string, string] =
-    a.type === b.type ? [`${lowerCamel(a.type)}1`, `${lowerCamel(a.type)}2`] : [lowerCamel(a.type), lowerCamel(b.type)];
+  const [lcA, lcB] = [lowerCamel(a.type), lowerCamel(b.type)];
+  // Types whose lower-camel names coincide (`URL`, `Url`) are numbered like a self relation.
+  const endNames: [string, string] = lcA === lcB ? [`${lcA}1`, `${lcB}2`] : [lcA, lcB];
   return {
     name,
     kind: 'manyToMany',

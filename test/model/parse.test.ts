@@ -137,6 +137,16 @@ describe('relation inference', () => {
   });
 });
 
+describe('relation inference: ends of types that lower-camel alike', () => {
+  it('numbers them like the ends of one type', () => {
+    const model = parseSchema(`
+      type URL @model { links: [Url] @relation(name: "Links") }
+      type Url @model { links: [URL] @relation(name: "Links") }`);
+    const storage = relation(model, 'Links').storage;
+    expect(storage.kind === 'joinTable' && storage.endNames).toEqual(['url1', 'url2']);
+  });
+});
+
 describe('built-in types', () => {
   it('an app with no definitions has User, Role, UserRoles and AccessLevel', () => {
     for (const sdl of ['', '   \n', '# nothing yet\n']) {
