@@ -152,7 +152,7 @@ function diffTypes(prev: ModelType[], next: ModelType[], add: Add): TypeMatches 
 }
 
 function permissionsOf(type: ModelType): string {
-  return JSON.stringify([type.permissions, type.fields.map((f) => [f.name, f.permissions])]);
+  return JSON.stringify([type.permissions, type.fields.filter((f) => f.permissions.length > 0).map((f) => [f.name, f.permissions])]);
 }
 
 function valueFields(fields: Field[]): ValueField[] {
