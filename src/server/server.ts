@@ -8,6 +8,7 @@ import type { AdminService } from '../admin/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
+import { installDrain } from './plugins/drain.js';
 import { installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
 import { installMetrics } from './plugins/metrics.js';
@@ -53,9 +54,10 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 /**
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
- *   parsing     JSON bodies only, at most `bodyLimit` bytes (413)
+ *   parsing     JSON bodies only (415 otherwise), at most `bodyLimit` bytes (413)
  *   handler     routes: /admin/graphql, /graphql/:appId, /healthz, /readyz, /metrics
  *   errors      the error handler (coded bodies, INTERNAL masking) and the 404 handler
+ *   onSend      drain: `Connection: close` once the server is shutting down
  *   onResponse  metrics (counter and histogram by route pattern)
  */
 export function createServer(options: ServerOptions): FastifyInstance {
@@ -81,7 +83,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return defaultPublicUrl(address.address, address.port);
   };
 
+  // GraphQL over HTTP takes JSON bodies only; any other media type is answered 415.
+  app.removeContentTypeParser('text/plain');
+
   installRequestId(app);
+  installDrain(app);
   installMetrics(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);

@@ -18,6 +18,7 @@ let serve: ServeChild;
 let env: NodeJS.ProcessEnv;
 
 const cli = (...args: string[]) => runCli(args, { env, cwd: dir });
+const linesOf = (text: string) => text.trimEnd().split('\n');
 
 /** A failure is exactly one `tessera: …` line on stderr and a non-zero exit. */
 function expectOneLineError(result: CliResult, pattern: RegExp): void {
@@ -93,14 +94,15 @@ describe('client commands', () => {
   it('schema push --dry-run prints the plan and the version it would create', async () => {
     const result = await cli('schema', 'push', 'shop', 'v2.graphql', '--dry-run');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^  addField +.*rating.*\ndry run: would create version 2\n$/);
+    const lines = linesOf(result.stdout);
+    expect(lines).toContainEqual(expect.stringMatching(/^  addField +.*rating/));
+    expect(lines.at(-1)).toBe('dry run: would create version 2');
   });
 
   it('schema push refuses destructive steps, listing them', async () => {
     const result = await cli('schema', 'push', 'shop', 'v3.graphql');
     expect(result.code).toBe(1);
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines).toEqual([
+    expect(linesOf(result.stderr)).toEqual([
       expect.stringMatching(/^! dropField +.*body/),
       'tessera: refused 1 destructive step; nothing was applied (push again with --allow-destructive to apply)',
     ]);
@@ -111,7 +113,8 @@ describe('client commands', () => {
   it('schema push applies, then reports no changes', async () => {
     const applied = await cli('schema', 'push', 'shop', 'v2.graphql');
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/^  addField +.*\napplied version 2\n$/);
+    expect(linesOf(applied.stdout)).toContainEqual(expect.stringMatching(/^  addField +.*rating/));
+    expect(linesOf(applied.stdout).at(-1)).toBe('applied version 2');
     const again = await cli('schema', 'push', 'shop', 'v2.graphql');
     expect(again.stdout).toBe('no changes (live version 2)\n');
   });
@@ -119,7 +122,8 @@ describe('client commands', () => {
   it('schema push --allow-destructive applies destructive steps, marked', async () => {
     const result = await cli('schema', 'push', 'shop', 'v3.graphql', '--allow-destructive');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^! dropField +.*body.*\napplied version 3\n$/);
+    expect(linesOf(result.stdout)).toContainEqual(expect.stringMatching(/^! dropField +.*body/));
+    expect(linesOf(result.stdout).at(-1)).toBe('applied version 3');
   });
 
   it('schema push prints schema problems as FILE:line:column', async () => {

@@ -1,7 +1,7 @@
 // Graceful shutdown of `tessera serve`: on SIGTERM it stops accepting connections, lets a
 // request that is still arriving finish and be answered, closes the store and exits 0.
 
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,19 +30,21 @@ describe('SIGTERM', () => {
     const half = Math.floor(body.length / 2);
 
     // A request whose body is only half sent when the signal arrives.
-    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const answer = new Promise<{ status: number; text: string; connection: string | undefined }>((resolve, reject) => {
       const req = request(
         {
           host: url.hostname,
           port: url.port,
           path: '/admin/graphql',
           method: 'POST',
+          // A keep-alive agent, as load balancers use: the server must close the connection itself.
+          agent: new Agent({ keepAlive: true, keepAliveMsecs: 60_000 }),
           headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${KEY}` },
         },
         (res) => {
           let text = '';
           res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, connection: res.headers.connection }));
         },
       );
       req.on('error', reject);
@@ -54,9 +56,13 @@ describe('SIGTERM', () => {
     });
 
     const done = await answer;
+    const answeredAt = Date.now();
     expect(done.status).toBe(200);
+    expect(done.connection).toBe('close');
     expect(JSON.parse(done.text)).toEqual({ data: { apps: [] } });
     expect(await serve.exited).toBe(0);
+    // The kept-alive connection is closed after the answer, so it does not hold the exit up.
+    expect(Date.now() - answeredAt).toBeLessThan(3000);
     await expect(fetch(`${serve.url}/healthz`)).rejects.toThrow();
     expect(serve.stdout()).toContain('shutdown complete');
     expect(serve.stdout()).not.toContain(KEY);

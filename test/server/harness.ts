@@ -50,11 +50,19 @@ export async function startTestServer(kind: StoreKind, options: Partial<ServerOp
   };
 }
 
+// any: parsed JSON of many different shapes, which the tests look into freely; a wrong guess
+// fails the assertion that makes it, which is what a test should do.
+export type Json = any;
+
 export interface GraphQLReply {
   status: number;
   headers: Headers;
-  // any: the parsed JSON of many different operations, which the tests look into freely.
-  body: { data?: any; errors?: { message: string; extensions?: Record<string, any>; path?: unknown[] }[] };
+  body: Json;
+}
+
+/** The JSON body of a response, typed loosely for the tests to look into. */
+export async function jsonOf(response: Response): Promise<Json> {
+  return (await response.json()) as Json;
 }
 
 /** POSTs an operation to the management API with the platform key. */
@@ -69,5 +77,5 @@ export async function admin(
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.key}`, ...headers },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as GraphQLReply['body'] };
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Json };
 }

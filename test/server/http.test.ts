@@ -2,7 +2,7 @@
 // limits, malformed and batched bodies, media types, unknown routes, health, metrics and logs.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, startTestServer } from './harness.js';
+import { admin, jsonOf, startTestServer } from './harness.js';
 import type { TestServer } from './harness.js';
 
 let server: TestServer;
@@ -43,7 +43,7 @@ describe('platform key', () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const body = await response.json();
+    const body = await jsonOf(response);
     expect(body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] });
     expect(JSON.stringify(body)).not.toContain(server.key);
   });
@@ -141,16 +141,16 @@ describe('routes', () => {
   it('answers unknown routes with 404 NOT_FOUND, not echoing the query string', async () => {
     const response = await fetch(`${server.base}/nowhere?secret=s3cr3t`);
     expect(response.status).toBe(404);
-    const body = await response.json();
+    const body = await jsonOf(response);
     expect(body.errors[0].extensions.code).toBe('NOT_FOUND');
     expect(JSON.stringify(body)).not.toContain('s3cr3t');
   });
 
   it('answers /healthz and /readyz', async () => {
     const health = await fetch(`${server.base}/healthz`);
-    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    expect([health.status, await jsonOf(health)]).toEqual([200, { status: 'ok' }]);
     const ready = await fetch(`${server.base}/readyz`);
-    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok' }]);
+    expect([ready.status, await jsonOf(ready)]).toEqual([200, { status: 'ok' }]);
   });
 
   it('serves Prometheus metrics labelled by route pattern, never by app id', async () => {

@@ -2,7 +2,7 @@
 // 500 INTERNAL with a request id and no driver text, and the log holds the detail.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORE_KINDS, admin, startTestServer } from './harness.js';
+import { STORE_KINDS, admin, jsonOf, startTestServer } from './harness.js';
 import type { TestServer } from './harness.js';
 
 describe.each(STORE_KINDS)('internal errors (%s store)', (kind) => {
@@ -40,7 +40,7 @@ describe.each(STORE_KINDS)('internal errors (%s store)', (kind) => {
     const response = await fetch(`${server.base}/graphql/abcdefabcdef`);
     expect(response.status).toBe(500);
     const requestId = response.headers.get('x-request-id');
-    expect(await response.json()).toEqual({
+    expect(await jsonOf(response)).toEqual({
       errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL', requestId } }],
     });
   });
