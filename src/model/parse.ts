@@ -100,7 +100,10 @@ export function parseSchema(sdl: string): AppModel {
   checkRenames(types, new Set(modelNames), 'type', undefined, (name) => renamedFromAt(declarations.models.get(name)), report);
   for (const type of types) {
     const nodes = fieldNodes.get(type.name);
-    const fromAt = (field: string) => nodes?.get(field)?.directives?.find((d) => d.name.value === 'renamed');
+    const fromAt = (field: string) => {
+      const renamed = nodes?.get(field)?.directives?.find((d) => d.name.value === 'renamed');
+      return renamed && argumentValue(renamed, 'from');
+    };
     checkRenames(type.fields, new Set(type.fields.map((f) => f.name)), 'field', type.name, fromAt, report);
   }
 
