@@ -2,7 +2,7 @@
 // this folder in order and reporting every problem found at once (SCHEMA_INVALID).
 
 import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
-import type { ASTNode, DocumentNode, FieldDefinitionNode } from 'graphql';
+import type { ASTNode, ConstDirectiveNode, DocumentNode, FieldDefinitionNode } from 'graphql';
 import { schemaInvalid } from '../errors/index.js';
 import { ACCESS_LEVEL, BUILTIN_TYPES, builtinFields } from './builtins.js';
 import { collectDeclarations } from './definitions.js';
@@ -22,7 +22,7 @@ import type { Report } from './problems.js';
 import { attachJoinTypes, inferRelations, sortRelations } from './relations.js';
 import { checkRenames } from './renames.js';
 import { SCALARS } from './types.js';
-import type { AppModel, EmbeddedType, Field, ModelType, ValueField } from './types.js';
+import type { AppModel, EmbeddedType, EnumType, Field, ModelType, ValueField } from './types.js';
 
 const SCALAR_NAMES: readonly string[] = SCALARS;
 
@@ -37,20 +37,58 @@ export function parseSchema(sdl: string): AppModel {
   const declarations: Declarations = document
     ? collectDeclarations(document, report)
     : { models: new Map(), embedded: new Map(), joins: new Map(), enums: new Map() };
+  const reading: Reading = { declarations, report, pass: fieldPass(declarations, report), fieldNodes: new Map() };
 
   const enums = readEnums(declarations.enums, report);
-  const modelNames = [...new Set([...BUILTIN_TYPES, ...declarations.models.keys()])].sort(compareNames);
+  const types = readModelTypes(reading);
+  const embedded = readEmbeddedTypes(reading);
+  const joinFields = new Map([...declarations.joins].map(([name, d]) => [name, readFields('join', d.node, [], reading.pass)] as const));
+  checkEmbeddedCycles(embedded, reading.fieldNodes, report);
+  applyDefaults(reading.pass, enums, embedded);
+
+  const relations = inferRelations(reading.pass.relationRefs, reading.pass.unreadRelations, reading.pass.withoutRelation, report);
+  attachJoinTypes(relations, declarations.joins, joinFields, reading.pass.unreadRelations, report);
+  readPermissions(reading, types);
+  checkAllRenames(reading, types);
+
+  const model: AppModel = {
+    types,
+    embedded: embedded.sort((a, b) => compareNames(a.name, b.name)),
+    enums: enums.sort((a, b) => compareNames(a.name, b.name)),
+    relations: sortRelations(relations),
+  };
+  checkNames(reading, model);
+
+  const problems = sorted();
+  if (problems.length > 0) throw schemaInvalid(problems);
+  return model;
+}
+
+/** What the passes share: the sorted definitions, the field reading state, where fields were written. */
+interface Reading {
+  declarations: Declarations;
+  report: Report;
+  pass: FieldPass;
+  /** Declared fields of each model, embedded and join type, by type name and field name. */
+  fieldNodes: Map<string, ReadonlyMap<string, FieldDefinitionNode>>;
+}
+
+function fieldPass(declarations: Declarations, report: Report): FieldPass {
+  const modelNames = new Set([...BUILTIN_TYPES, ...declarations.models.keys()]);
   const kindOf = (name: string): TypeKind | undefined => {
     if (SCALAR_NAMES.includes(name)) return 'scalar';
     if (name === ACCESS_LEVEL || declarations.enums.has(name)) return 'enum';
     if (declarations.embedded.has(name)) return 'embedded';
-    if (modelNames.includes(name)) return 'model';
+    if (modelNames.has(name)) return 'model';
     return declarations.joins.has(name) ? 'join' : undefined;
   };
-  const pass: FieldPass = { report, kindOf, relationRefs: [], unreadRelations: new Set(), withoutRelation: [], defaults: [], fieldRules: [] };
+  return { report, kindOf, relationRefs: [], unreadRelations: new Set(), withoutRelation: [], defaults: [], fieldRules: [] };
+}
 
-  const fieldNodes = new Map<string, ReadonlyMap<string, FieldDefinitionNode>>();
-  const types = modelNames.map((name) => {
+/** Every @model type, the built-in ones included (with their fields first), sorted by name. */
+function readModelTypes({ declarations, pass, fieldNodes, report }: Reading): ModelType[] {
+  const names = [...new Set([...BUILTIN_TYPES, ...declarations.models.keys()])].sort(compareNames);
+  return names.map((name) => {
     const declaration = declarations.models.get(name);
     const builtins = builtinFields(name);
     builtins.forEach((field, i) => {
@@ -60,29 +98,30 @@ export function parseSchema(sdl: string): AppModel {
     fieldNodes.set(name, read.nodes);
     return modelType(name, declaration, read.fields, report);
   });
+}
 
-  const embedded: EmbeddedType[] = [...declarations.embedded].map(([name, declaration]) => {
+function readEmbeddedTypes({ declarations, pass, fieldNodes, report }: Reading): EmbeddedType[] {
+  return [...declarations.embedded].map(([name, declaration]) => {
     const read = readFields('embedded', declaration.node, [], pass);
     fieldNodes.set(name, read.nodes);
     if (!declaration.node.fields?.length) report(`Embedded type ${name} has no fields`, declaration.node.name);
     return { name, fields: read.fields.filter((f): f is ValueField => f.kind === 'value') };
   });
-  checkEmbeddedCycles(embedded, fieldNodes, report);
+}
 
-  const joinFields = new Map<string, ReadFields>();
-  for (const [name, declaration] of declarations.joins) joinFields.set(name, readFields('join', declaration.node, [], pass));
-
+/** Checks each @default once every enum and embedded type is known. */
+function applyDefaults(pass: FieldPass, enums: readonly EnumType[], embedded: readonly EmbeddedType[]) {
   const enumByName = new Map(enums.map((e) => [e.name, e]));
   const embeddedByName = new Map(embedded.map((e) => [e.name, e]));
   const lookups = { enumValues: (n: string) => enumByName.get(n)?.values, embeddedFields: (n: string) => embeddedByName.get(n)?.fields };
   for (const pending of pass.defaults) {
-    const checked = checkDefault(pending.value, pending.field, pending.label, lookups, report);
+    const checked = checkDefault(pending.value, pending.field, pending.label, lookups, pass.report);
     if (checked) pending.field.default = checked.value;
   }
+}
 
-  const relations = inferRelations(pass.relationRefs, pass.unreadRelations, pass.withoutRelation, report);
-  attachJoinTypes(relations, declarations.joins, joinFields, pass.unreadRelations, report);
-
+/** Permission rules need every type and relation field, for their `userFields` paths. */
+function readPermissions({ declarations, pass, report }: Reading, types: readonly ModelType[]) {
   const typesByName = new Map(types.map((t) => [t.name, t]));
   for (const type of types) {
     const rules = declarations.models.get(type.name)?.directives.get('permission');
@@ -92,34 +131,32 @@ export function parseSchema(sdl: string): AppModel {
     const owner = typesByName.get(type);
     if (owner) field.permissions = readRules(directives, owner, field, typesByName, report);
   }
+}
 
-  const renamedFromAt = (declaration: TypeDeclaration | undefined) => {
-    const renamed = declaration && single(declaration.directives, 'renamed');
-    return renamed ? argumentValue(renamed, 'from') : undefined;
+function checkAllRenames({ declarations, fieldNodes, report }: Reading, types: readonly ModelType[]) {
+  const fromOf = (directives: readonly ConstDirectiveNode[] | undefined) => {
+    const renamed = directives?.find((d) => d.name.value === 'renamed');
+    return renamed && argumentValue(renamed, 'from');
   };
-  checkRenames(types, new Set(modelNames), 'type', undefined, (name) => renamedFromAt(declarations.models.get(name)), report);
+  const typeNames = new Set(types.map((t) => t.name));
+  checkRenames(types, typeNames, 'type', undefined, (name) => fromOf(declarations.models.get(name)?.node.directives), report);
   for (const type of types) {
     const nodes = fieldNodes.get(type.name);
-    const fromAt = (field: string) => {
-      const renamed = nodes?.get(field)?.directives?.find((d) => d.name.value === 'renamed');
-      return renamed && argumentValue(renamed, 'from');
-    };
-    checkRenames(type.fields, new Set(type.fields.map((f) => f.name)), 'field', type.name, fromAt, report);
+    const fieldNames = new Set(type.fields.map((f) => f.name));
+    checkRenames(type.fields, fieldNames, 'field', type.name, (field) => fromOf(nodes?.get(field)?.directives), report);
   }
+}
 
-  const model: AppModel = {
-    types,
-    embedded: embedded.sort((a, b) => compareNames(a.name, b.name)),
-    enums: enums.sort((a, b) => compareNames(a.name, b.name)),
-    relations: sortRelations(relations),
-  };
+/** Plurals and type names of the generated API must all be distinct. */
+function checkNames({ declarations, fieldNodes, pass, report }: Reading, model: AppModel) {
   const typeNode = (name: string) =>
     (declarations.models.get(name) ?? declarations.embedded.get(name))?.node.name ?? declarations.enums.get(name)?.name;
-  checkPlurals(types, (name) => {
-    const model = declarations.models.get(name);
-    const directive = model && single(model.directives, 'model');
+  const pluralNode = (name: string) => {
+    const declaration = declarations.models.get(name);
+    const directive = declaration && single(declaration.directives, 'model');
     return (directive && argumentValue(directive, 'plural')) ?? typeNode(name);
-  }, report);
+  };
+  checkPlurals(model.types, pluralNode, report);
   const locate = (entry: GeneratedName): ASTNode | undefined => {
     if (entry.owner === undefined) return undefined;
     if (entry.source === 'relation') return pass.relationRefs.find((r) => r.field.relation === entry.owner && r.nameNode)?.nameNode;
@@ -127,10 +164,6 @@ export function parseSchema(sdl: string): AppModel {
     return typeNode(entry.owner);
   };
   checkNameClashes(model, locate, report);
-
-  const problems = sorted();
-  if (problems.length > 0) throw schemaInvalid(problems);
-  return model;
 }
 
 /** The parsed SDL, or undefined when it holds no definition at all (only blanks and comments). */
