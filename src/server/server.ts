@@ -9,7 +9,7 @@ import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
 import { installDrain } from './plugins/drain.js';
-import { installErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
 import { installMetrics } from './plugins/metrics.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
@@ -69,6 +69,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
       ...(options.logDestination ? { stream: options.logDestination } : {}),
     },
     genReqId: generateRequestId,
+    frameworkErrors,
     requestIdLogLabel: 'requestId',
     bodyLimit,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),

@@ -146,6 +146,12 @@ describe('routes', () => {
     expect(JSON.stringify(body)).not.toContain('s3cr3t');
   });
 
+  it('answers a URL that does not decode with 400 BAD_USER_INPUT', async () => {
+    const response = await fetch(`${server.base}/graphql/%zz`);
+    expect(response.status).toBe(400);
+    expect((await jsonOf(response)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
   it('answers /healthz and /readyz', async () => {
     const health = await fetch(`${server.base}/healthz`);
     expect([health.status, await jsonOf(health)]).toEqual([200, { status: 'ok' }]);
@@ -177,6 +183,12 @@ describe('logs', () => {
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     const lines = server.logs.filter((l) => l.requestId === requestId);
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+  });
+
+  it('redact Authorization and Cookie headers wherever they appear', async () => {
+    server.app.log.info({ headers: { authorization: 'Bearer leaked-in-headers', cookie: 'session=leaked' } }, 'redaction check');
+    const line = server.logs.find((l) => l.msg === 'redaction check');
+    expect(line?.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]' });
   });
 
   it('never contain the platform key or Authorization header', async () => {
