@@ -1,4 +1,5 @@
-// Reads the app's enums (values unique, at least one) and adds the built-in AccessLevel.
+// Reads the app's enums: each needs at least one value, values are unique and take no
+// directives. The built-in AccessLevel enum is always added.
 
 import type { EnumTypeDefinitionNode } from 'graphql';
 import { builtinEnum } from './builtins.js';

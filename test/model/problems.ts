@@ -1,4 +1,5 @@
-// Test helper: the problems parseSchema reports for an SDL (fails when the SDL is accepted).
+// Shared by the model tests: the problems parseSchema reports for an SDL, as the
+// SCHEMA_INVALID error carries them; fails when the SDL is accepted.
 import { isTesseraError } from '../../src/errors/index.js';
 import { parseSchema } from '../../src/model/index.js';
 
