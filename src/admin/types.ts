@@ -1,7 +1,7 @@
 // What the management API offers, independent of GraphQL and HTTP: the server's admin
 // schema and the CLI both go through an AdminService.
 
-import type { AppSettings } from '../model/settings.js';
+import type { AppSettings } from '../model/index.js';
 
 export interface AppSummary {
   id: string;
