@@ -1,0 +1,59 @@
+// The catalog's own schema history: an ordered list of migrations of the `tessera` schema.
+// Append only: a released migration never changes; a new catalog version is a new entry.
+
+import { sql } from '../../sql/index.js';
+import type { SqlFragment } from '../../sql/index.js';
+
+export interface CatalogMigration {
+  version: number;
+  name: string;
+  /** One statement per fragment (the embedded store runs one statement per query). */
+  statements: SqlFragment[];
+}
+
+export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
+  {
+    version: 1,
+    name: 'apps, schema versions, admin tokens, signing keys',
+    statements: [
+      sql`CREATE TABLE tessera.apps (
+        id text PRIMARY KEY CHECK (id ~ '^[a-z][a-z0-9]{11}$'),
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        settings jsonb NOT NULL DEFAULT '{}'::jsonb
+      )`,
+      sql`CREATE UNIQUE INDEX apps_name_key ON tessera.apps (name)`,
+      sql`CREATE TABLE tessera.schema_versions (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        version integer NOT NULL CHECK (version >= 1),
+        sdl text NOT NULL,
+        model jsonb NOT NULL,
+        steps jsonb NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (app_id, version)
+      )`,
+      sql`CREATE TABLE tessera.admin_tokens (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        token_hash text NOT NULL CHECK (token_hash ~ '^[0-9a-f]{64}$'),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz
+      )`,
+      sql`CREATE UNIQUE INDEX admin_tokens_hash_key ON tessera.admin_tokens (token_hash)`,
+      sql`CREATE UNIQUE INDEX admin_tokens_active_name_key ON tessera.admin_tokens (app_id, name) WHERE revoked_at IS NULL`,
+      sql`CREATE TABLE tessera.signing_keys (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        kid text NOT NULL,
+        alg text NOT NULL,
+        private_jwk jsonb NOT NULL,
+        public_jwk jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        retired_at timestamptz,
+        PRIMARY KEY (app_id, kid)
+      )`,
+    ],
+  },
+];
+
+/** The catalog version this code expects: the last migration's. */
+export const CATALOG_VERSION = CATALOG_MIGRATIONS.at(-1)?.version ?? 0;

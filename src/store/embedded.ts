@@ -1,0 +1,185 @@
+// The embedded driver: PGlite (PostgreSQL compiled to WASM) in this process, persisted to a data
+// directory or kept in memory. One connection: statements and transactions run one at a time.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import { compile, ident, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { databaseError } from './errors.js';
+import { advisoryLockStatement, notifyStatement } from './statements.js';
+import { OID, parseDate, parseInt8 } from './typeParsers.js';
+import type { NotificationHandler, QueryResult, Store, Transaction } from './types.js';
+
+interface PGliteResult {
+  rows: unknown[];
+  affectedRows?: number;
+  rowCount?: number;
+}
+
+function toResult<R>(result: PGliteResult): QueryResult<R> {
+  return { rows: result.rows as R[], rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
+}
+
+/** Marks the async context of a running transaction callback, to catch store calls made inside it. */
+const insideTransaction = new AsyncLocalStorage<{ store: EmbeddedStore; done: boolean }>();
+
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded' as const;
+  readonly #db: PGlite;
+  readonly #handlers = new Map<string, Set<NotificationHandler>>();
+  #closing: Promise<void> | undefined;
+
+  private constructor(db: PGlite) {
+    this.#db = db;
+    db.onNotification((channel, payload) => this.#dispatch(channel, payload));
+  }
+
+  /** Opens (creating if need be) the database in `dataDir`, or an in-memory one without it. */
+  static async open(dataDir?: string): Promise<EmbeddedStore> {
+    if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+    const db = await PGlite.create({
+      ...(dataDir === undefined ? {} : { dataDir }),
+      parsers: { [OID.int8]: parseInt8, [OID.date]: parseDate },
+    });
+    return new EmbeddedStore(db);
+  }
+
+  async query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> {
+    this.#checkUsable();
+    const { text, values } = compile(statement);
+    try {
+      // PGlite queues a statement behind a running transaction instead of running it inside.
+      return toResult<R>(await this.#db.query(text, values));
+    } catch (err) {
+      throw databaseError(err);
+    }
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    this.#checkUsable();
+    const context = { store: this, done: false };
+    let failure: { error: unknown } | undefined;
+    try {
+      return await this.#db.transaction((ptx) =>
+        insideTransaction.run(context, async () => {
+          const tx = new EmbeddedTransaction(ptx);
+          try {
+            return await fn(tx);
+          } catch (error) {
+            failure = { error };
+            throw error;
+          } finally {
+            tx.finish();
+            context.done = true;
+          }
+        }),
+      );
+    } catch (err) {
+      // The callback's own error leaves as thrown; BEGIN/COMMIT failures are the database's.
+      if (failure && failure.error === err) throw err;
+      throw databaseError(err);
+    }
+  }
+
+  async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+    this.#checkUsable();
+    const listen = compile(sql`LISTEN ${ident(channel)}`).text;
+    let handlers = this.#handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(channel, handlers);
+      try {
+        await this.#db.exec(listen);
+      } catch (err) {
+        this.#handlers.delete(channel);
+        throw databaseError(err);
+      }
+    }
+    handlers.add(handler);
+    let subscribed = true;
+    return async () => {
+      if (!subscribed) return;
+      subscribed = false;
+      const set = this.#handlers.get(channel);
+      set?.delete(handler);
+      if (set && set.size === 0) {
+        this.#handlers.delete(channel);
+        if (!this.#closing) await this.#db.exec(compile(sql`UNLISTEN ${ident(channel)}`).text).catch(() => undefined);
+      }
+    };
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.query(notifyStatement(channel, payload));
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.#closing) return false;
+    try {
+      await this.#db.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#handlers.clear();
+      await this.#db.close();
+    })();
+    return this.#closing;
+  }
+
+  #checkUsable(): void {
+    if (this.#closing) throw new Error('The store is closed');
+    const context = insideTransaction.getStore();
+    if (context?.store === this && !context.done) {
+      // One connection: waiting for the transaction from inside it would never end.
+      throw new Error('Use the transaction, not the store, for statements inside a transaction of the embedded store');
+    }
+  }
+
+  #dispatch(channel: string, payload: string): void {
+    for (const handler of this.#handlers.get(channel) ?? []) {
+      try {
+        handler(payload);
+      } catch {
+        // A failing subscriber must not keep the others from hearing the notification.
+      }
+    }
+  }
+}
+
+class EmbeddedTransaction implements Transaction {
+  readonly #tx: PGliteTransaction;
+  #finished = false;
+
+  constructor(tx: PGliteTransaction) {
+    this.#tx = tx;
+  }
+
+  finish(): void {
+    this.#finished = true;
+  }
+
+  async query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> {
+    if (this.#finished) throw new Error('The transaction has already ended');
+    const { text, values } = compile(statement);
+    try {
+      return toResult<R>(await this.#tx.query(text, values));
+    } catch (err) {
+      throw databaseError(err);
+    }
+  }
+
+  async advisoryLock(key: string): Promise<void> {
+    await this.query(advisoryLockStatement(key));
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.query(notifyStatement(channel, payload));
+  }
+}

@@ -1,0 +1,21 @@
+// The store stage's public face: the Store interface and its two drivers, the system catalog,
+// and applying migration plans as DDL. Code outside `store/` imports only from here.
+
+export type { NotificationHandler, Queryable, QueryResult, Store, Transaction } from './types.js';
+export { openStore, embeddedDatabaseDir } from './open.js';
+export type { OpenStoreOptions } from './open.js';
+export { databaseError, sqlState, violatedConstraint } from './errors.js';
+
+export { APP_ID_PATTERN, appSchemaName, isAppId } from './catalog/appIds.js';
+export { CATALOG_VERSION } from './catalog/migrations.js';
+export { catalogVersion, ensureCatalog } from './catalog/ensure.js';
+export { deleteApp, findApp, insertApp, listApps, lockApp, updateAppSettings } from './catalog/apps.js';
+export type { AppRow } from './catalog/apps.js';
+export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schemaVersions.js';
+export type { SchemaVersionRow } from './catalog/schemaVersions.js';
+export { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } from './catalog/adminTokens.js';
+export { insertSigningKey, listSigningKeys } from './catalog/signingKeys.js';
+export type { SigningKeyRow } from './catalog/signingKeys.js';
+
+export { applyPlan } from './ddl/applyPlan.js';
+export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

@@ -1,0 +1,39 @@
+// Picks and opens a store: PostgreSQL when a database URL is given, else the embedded store
+// persisted under the data directory (or in memory, for tests and throwaway runs).
+
+import { join } from 'node:path';
+import { sql } from '../sql/index.js';
+import { EmbeddedStore } from './embedded.js';
+import { PostgresStore } from './postgres.js';
+import type { Store } from './types.js';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL connection string (`DATABASE_URL`); selects the PostgreSQL driver. */
+  databaseUrl?: string;
+  /** Directory of the embedded store; its database lives in `<dataDir>/pgdata`. */
+  dataDir?: string;
+  /** An in-memory embedded store, gone when closed. */
+  memory?: boolean;
+}
+
+/** Where the embedded store keeps its database inside a data directory. */
+export function embeddedDatabaseDir(dataDir: string): string {
+  return join(dataDir, 'pgdata');
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (options.databaseUrl) {
+    const store = new PostgresStore({ databaseUrl: options.databaseUrl });
+    // Fail at start-up, not on the first request, when the database cannot be reached.
+    try {
+      await store.query(sql`SELECT 1`);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+  if (options.memory) return EmbeddedStore.open();
+  if (!options.dataDir) throw new Error('openStore needs a databaseUrl, a dataDir or memory: true');
+  return EmbeddedStore.open(embeddedDatabaseDir(options.dataDir));
+}
