@@ -6,10 +6,11 @@ import { createAdminService } from '../../src/admin/index.js';
 import { createServer, generatePlatformKey } from '../../src/server/index.js';
 import type { ServerOptions } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
-import { openTestStore } from '../helpers/stores.js';
+import { STORES, openTestStore } from '../helpers/stores.js';
+import type { StoreKind } from '../helpers/stores.js';
 
-export type StoreKind = 'embedded' | 'postgres';
-export const STORE_KINDS: readonly StoreKind[] = ['embedded', 'postgres'];
+/** The store kinds the storage-dependent suites run against (TESSERA_TEST_STORES narrows them). */
+export const STORE_KINDS = STORES;
 
 export interface TestServer {
   base: string;

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { isTesseraError } from '../../errors/index.js';
 import { ADMIN_PATH, loadConfig, startServer } from '../../server/index.js';
-import type { RunningServer } from '../../server/index.js';
+import type { RunningServer, ServerConfig } from '../../server/index.js';
 import { problemLine } from '../format.js';
 import { CliError } from '../io.js';
 import type { CliIo } from '../io.js';
@@ -19,7 +19,7 @@ interface ListenFlags {
 }
 
 async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<RunningServer> {
-  let config;
+  let config: ServerConfig;
   try {
     config = loadConfig({ port: flags.port, host: flags.host }, env, io.cwd);
   } catch (err) {
