@@ -77,12 +77,15 @@ export async function indexesOf(q: Queryable, app: TestApp, table: string): Prom
   return Object.fromEntries(rows.map((r) => [r.name, r.def]));
 }
 
-/** Constraint name → definition (`CHECK (…)`, `FOREIGN KEY (…) REFERENCES …`). */
+/**
+ * Constraint name → definition (`CHECK (…)`, `FOREIGN KEY (…) REFERENCES …`). NOT NULL is
+ * left out: PostgreSQL 18 (the embedded store) lists it as a constraint, 15 does not.
+ */
 export async function constraintsOf(q: Queryable, app: TestApp, table: string): Promise<Record<string, string>> {
   const { rows } = await q.query<{ name: string; def: string }>(sql`
     SELECT c.conname AS name, pg_get_constraintdef(c.oid) AS def FROM pg_constraint c
       JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-     WHERE n.nspname = ${app.schema} AND t.relname = ${table} ORDER BY c.conname`);
+     WHERE n.nspname = ${app.schema} AND t.relname = ${table} AND c.contype <> 'n' ORDER BY c.conname`);
   return Object.fromEntries(rows.map((r) => [r.name, r.def]));
 }
 

@@ -47,6 +47,10 @@ function candidates(rename: Rename, columns: string[]): [string, string][] {
   for (const c of columns) {
     if (column && c !== column.to) continue;
     for (const suffix of NAME_SUFFIXES) if (suffix !== 'pkey') add([old(c)], [c], suffix);
+    // PostgreSQL 18 (the embedded store) records NOT NULL as constraints named like ours.
+    const notNull = (t: string, col: string) => `${t}_${col}_not_null`;
+    const after = notNull(rename.toTable, c);
+    if (Buffer.byteLength(after, 'utf8') <= 63) pairs.push([notNull(rename.fromTable, old(c)), after]);
   }
   for (const a of columns) {
     for (const b of columns) {
