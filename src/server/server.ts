@@ -2,7 +2,7 @@
 // It neither opens nor closes the store; startServer does that.
 
 import type { AddressInfo } from 'node:net';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { AdminService } from '../admin/index.js';
 import type { Store } from '../store/index.js';
@@ -70,7 +70,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
     genReqId: generateRequestId,
     frameworkErrors,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     // Bounds the time to receive a whole request (slow-body clients), not the time to answer it.

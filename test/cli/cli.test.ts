@@ -60,6 +60,8 @@ describe('tessera serve', () => {
     expect(serve.stdout()).toContain(`platform key    ${keyFile}`);
     const health = await fetch(`${serve.url}/healthz`);
     expect(health.status).toBe(200);
+    // No warnings (deprecations included) on a clean start.
+    expect(serve.stderr()).toBe('');
   });
 });
 
