@@ -96,15 +96,18 @@ export async function tablesOf(q: Queryable, app: TestApp): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-/** Inserts a row into one of the app's tables and returns its id. */
-export async function insertRow(q: Queryable, app: TestApp, table: string, values: Record<string, unknown>): Promise<string> {
+let clock = Date.UTC(2020, 0, 1);
+
+/**
+ * Inserts a row into one of the app's tables and returns its id. Rows get increasing
+ * `createdAt` values (unless given), so `rowsOf` lists them in insertion order.
+ */
+export async function insertRow(q: Queryable, app: TestApp, table: string, given: Record<string, unknown>): Promise<string> {
+  const values = { createdAt: new Date((clock += 1000)), ...given };
   const names = Object.keys(values);
   const columns = names.map((n) => ident(n));
-  const params = names.map((n) => sql`${values[n]}`);
-  const statement =
-    names.length === 0
-      ? sql`INSERT INTO ${ident(app.schema, table)} DEFAULT VALUES RETURNING id`
-      : sql`INSERT INTO ${ident(app.schema, table)} (${join(columns)}) VALUES (${join(params)}) RETURNING id`;
+  const params = names.map((n) => sql`${values[n as keyof typeof values]}`);
+  const statement = sql`INSERT INTO ${ident(app.schema, table)} (${join(columns)}) VALUES (${join(params)}) RETURNING id`;
   const { rows } = await q.query<{ id: string }>(statement);
   return rows[0]!.id;
 }
