@@ -108,6 +108,10 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .action(async (flags: ListenFlags) => {
       const running = await start(flags, io.env, io);
       printKeyInfo(running, io);
+      if (running.store.kind === 'postgres' && running.platformKey.source === 'file') {
+        // Each instance's data directory would hold a key of its own.
+        io.stderr('tessera: note: running several instances on one database? give them all the same TESSERA_ADMIN_KEY\n');
+      }
       io.stdout(
         [
           `Tessera listening on ${running.url}`,
