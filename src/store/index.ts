@@ -4,7 +4,7 @@
 export type { NotificationHandler, Queryable, QueryResult, Store, Transaction } from './types.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
 export type { OpenStoreOptions } from './open.js';
-export { databaseError, sqlState, violatedConstraint } from './errors.js';
+export { sqlState, violatedConstraint } from './errors.js';
 
 export { APP_ID_PATTERN, appSchemaName, isAppId } from './catalog/appIds.js';
 export { CATALOG_VERSION } from './catalog/migrations.js';

@@ -1,10 +1,10 @@
 // The Store contract, run against both drivers: bound parameters, the JavaScript values each
-// column type comes back as, transactions, advisory locks, LISTEN/NOTIFY, errors and closing.
+// column type comes back as, transactions, locks, LISTEN/NOTIFY, errors, closing and reopening.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTesseraError } from '../../src/errors/index.js';
 import { ident, sql } from '../../src/sql/index.js';
-import { sqlState } from '../../src/store/index.js';
+import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import type { TestStore } from '../helpers/stores.js';
@@ -224,19 +224,40 @@ for (const kind of STORES) {
     it('answers ping', async () => {
       expect(await store.ping()).toBe(true);
     });
+
+    it.runIf(kind === 'embedded')('refuses a statement on the store from inside its own transaction instead of hanging', async () => {
+      await expect(
+        store.transaction(async () => {
+          await store.query(sql`SELECT 1`);
+        }),
+      ).rejects.toThrow(/Use the transaction/);
+      // Work started inside a transaction but run after it is fine.
+      let later: Promise<unknown> | undefined;
+      await store.transaction(async () => {
+        later = sleep(20).then(() => store.query(sql`SELECT 1`));
+      });
+      await expect(later).resolves.toBeDefined();
+    });
+
+    // Last: the store is closed from here on (afterAll closes it once more).
+    it('closes idempotently and refuses work afterwards', async () => {
+      await store.listen('closing', () => undefined);
+      await Promise.all([store.close(), store.close()]);
+      await store.close();
+      expect(await store.ping()).toBe(false);
+      await expect(store.query(sql`SELECT 1`)).rejects.toThrow(/closed/);
+      await expect(store.transaction(async () => undefined)).rejects.toThrow(/closed/);
+    });
+
+    it.runIf(kind === 'embedded')('keeps its data across closing and reopening the data directory', async () => {
+      const reopened = await openStore({ dataDir: t.dataDir! });
+      try {
+        const { rows } = await reopened.query(sql`SELECT label FROM items WHERE label IN ('committed', 'outside') ORDER BY label`);
+        expect(rows).toEqual([{ label: 'committed' }, { label: 'outside' }]);
+      } finally {
+        await reopened.close();
+      }
+    });
   });
 }
 
-describe('closing a store', () => {
-  for (const kind of STORES) {
-    it(`is idempotent and refuses work afterwards (${kind})`, async () => {
-      const t = await openTestStore(kind, { catalog: false });
-      await t.store.listen('closing', () => undefined);
-      await Promise.all([t.store.close(), t.store.close()]);
-      await t.store.close();
-      expect(await t.store.ping()).toBe(false);
-      await expect(t.store.query(sql`SELECT 1`)).rejects.toThrow(/closed/);
-      await t.close();
-    });
-  }
-});

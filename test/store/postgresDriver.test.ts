@@ -1,0 +1,38 @@
+// What only the PostgreSQL driver has to prove: its LISTEN connection survives being cut, and
+// a server it cannot reach fails the open rather than the first request.
+
+import { describe, expect, it } from 'vitest';
+import { sql } from '../../src/sql/index.js';
+import { openStore } from '../../src/store/index.js';
+import { STORES, openTestStore } from '../helpers/stores.js';
+import { sleep, waitUntil } from '../helpers/wait.js';
+
+describe.runIf(STORES.includes('postgres'))('postgres store', () => {
+  it('listens again after its LISTEN connection is cut', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    try {
+      const got: string[] = [];
+      await t.store.listen('survivor', (payload) => got.push(payload));
+      const before = await t.store.query<{ pid: number }>(sql`
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+      expect(before.rows).toHaveLength(1);
+      await t.store.query(sql`SELECT pg_terminate_backend(${before.rows[0]!.pid})`);
+      // Notifications sent while the connection is down are lost; keep sending until one arrives.
+      for (let i = 0; got.length === 0 && i < 100; i++) {
+        await t.store.notify('survivor', `try ${i}`);
+        await sleep(50);
+      }
+      await waitUntil(() => got.length > 0, 5_000, 'a notification after reconnecting');
+      const after = await t.store.query<{ pid: number }>(sql`
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+      expect(after.rows).toHaveLength(1);
+      expect(after.rows[0]!.pid).not.toBe(before.rows[0]!.pid);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('fails to open when the database cannot be reached', async () => {
+    await expect(openStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none' })).rejects.toThrow();
+  });
+});
