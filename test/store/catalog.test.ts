@@ -123,6 +123,9 @@ for (const kind of STORES) {
 
       const live = await liveSchema(store, id);
       expect(live).toEqual({ appId: id, version: 2, sdl: sdl2, model: model2, steps: plan2.steps, appliedAt: expect.any(Date) });
+      // The planner compares stored and fresh models as JSON text: key order must come back too.
+      expect(JSON.stringify(live?.model)).toBe(JSON.stringify(model2));
+      expect(planMigration(live!.model, parseSchema(sdl2)).steps).toEqual([]);
       const history = await schemaHistory(store, id);
       expect(history.map((h) => [h.version, h.steps])).toEqual([
         [1, plan.steps.length],

@@ -27,8 +27,9 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
         app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
         version integer NOT NULL CHECK (version >= 1),
         sdl text NOT NULL,
-        model jsonb NOT NULL,
-        steps jsonb NOT NULL,
+        -- json, not jsonb: the planner compares models as JSON text, so key order must survive.
+        model json NOT NULL,
+        steps json NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (app_id, version)
       )`,

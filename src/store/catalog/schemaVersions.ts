@@ -1,5 +1,5 @@
-// Catalog rows of an app's schema versions: each applied push with its SDL, model and plan.
-// Versions count from 1; the highest is the live one.
+// Catalog rows of an app's schema versions: each applied push with its SDL, model and plan,
+// returned exactly as stored (key order included). Versions count from 1; the highest is live.
 
 import { conflict } from '../../errors/index.js';
 import type { AppModel, PlannedStep } from '../../model/index.js';
@@ -42,7 +42,7 @@ export async function insertSchemaVersion(
   try {
     await q.query(sql`
       INSERT INTO tessera.schema_versions (app_id, version, sdl, model, steps)
-      VALUES (${row.appId}, ${row.version}, ${row.sdl}, ${JSON.stringify(row.model)}::jsonb, ${JSON.stringify(row.steps)}::jsonb)`);
+      VALUES (${row.appId}, ${row.version}, ${row.sdl}, ${JSON.stringify(row.model)}::json, ${JSON.stringify(row.steps)}::json)`);
   } catch (err) {
     if (sqlState(err) === '23505') throw conflict(`Schema version ${row.version} of app ${row.appId} already exists`);
     throw err;
@@ -52,7 +52,7 @@ export async function insertSchemaVersion(
 /** Every version of an app, oldest first, with the number of steps its plan had. */
 export async function schemaHistory(q: Queryable, appId: string): Promise<{ version: number; appliedAt: Date; steps: number }[]> {
   const { rows } = await q.query<{ version: number; applied_at: Date; steps: number }>(sql`
-    SELECT version, applied_at, jsonb_array_length(steps) AS steps FROM tessera.schema_versions
+    SELECT version, applied_at, json_array_length(steps) AS steps FROM tessera.schema_versions
      WHERE app_id = ${appId} ORDER BY version`);
   return rows.map((r) => ({ version: r.version, appliedAt: r.applied_at, steps: r.steps }));
 }
