@@ -18,17 +18,23 @@ export interface DdlContext {
   typeRenamedFrom: Map<string, string>;
   /** Old type name → new. */
   typeRenamedTo: Map<string, string>;
+  /** New relation name → old, from the plan's renameRelation steps. */
+  relationRenamedFrom: Map<string, string>;
 }
 
 export function createContext(tx: Transaction, schema: string, plan: MigrationPlan): DdlContext {
   const typeRenamedFrom = new Map<string, string>();
   const typeRenamedTo = new Map<string, string>();
+  const relationRenamedFrom = new Map<string, string>();
   for (const { step } of plan.steps) {
-    if (step.kind !== 'renameType') continue;
-    typeRenamedFrom.set(step.to, step.from);
-    typeRenamedTo.set(step.from, step.to);
+    if (step.kind === 'renameType') {
+      typeRenamedFrom.set(step.to, step.from);
+      typeRenamedTo.set(step.from, step.to);
+    } else if (step.kind === 'renameRelation') {
+      relationRenamedFrom.set(step.to, step.from);
+    }
   }
-  return { tx, schema, from: plan.from ?? EMPTY_MODEL, to: plan.to, typeRenamedFrom, typeRenamedTo };
+  return { tx, schema, from: plan.from ?? EMPTY_MODEL, to: plan.to, typeRenamedFrom, typeRenamedTo, relationRenamedFrom };
 }
 
 /** A table of the app's schema, schema-qualified. */
@@ -73,6 +79,12 @@ export function targetRelation(ctx: DdlContext, name: string): Relation {
   const relation = ctx.to.relations.find((r) => r.name === name);
   if (!relation) throw planError(`no relation ${name} in the target model`);
   return relation;
+}
+
+/** A relation of the source model, by its old name or by the new name it is renamed to. */
+export function previousRelation(ctx: DdlContext, name: string): Relation | undefined {
+  const old = ctx.relationRenamedFrom.get(name);
+  return ctx.from.relations.find((r) => r.name === name) ?? ctx.from.relations.find((r) => r.name === old);
 }
 
 export function sourceRelation(ctx: DdlContext, name: string): Relation {

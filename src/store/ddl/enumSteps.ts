@@ -5,7 +5,7 @@ import { badInput } from '../../errors/index.js';
 import type { ValueField } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import { checkedEnum, enumCheck } from './columns.js';
-import { enumValues, sourceValueField, tableRef } from './context.js';
+import { enumValues, previousRelation, sourceValueField, tableRef } from './context.js';
 import type { DdlContext } from './context.js';
 import { checkName } from './names.js';
 
@@ -30,7 +30,7 @@ function columnsUsing(ctx: DdlContext, enumName: string): EnumColumn[] {
   }
   for (const relation of ctx.to.relations) {
     if (relation.storage.kind !== 'joinTable') continue;
-    const before = ctx.from.relations.find((r) => r.name === relation.name);
+    const before = previousRelation(ctx, relation.name);
     for (const field of relation.joinFields) {
       const old = before?.joinFields.find((f) => f.name === field.name);
       if (checkedEnum(field) === enumName && old && checkedEnum(old) === enumName) {

@@ -5,7 +5,7 @@ import type { Relation } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import { columnDefinition, fieldIndexes, systemColumns } from './columns.js';
-import { currentTable, joinField, sourceRelation, tableRef, targetRelation } from './context.js';
+import { currentTable, joinField, previousRelation, sourceRelation, tableRef, targetRelation } from './context.js';
 import type { DdlContext } from './context.js';
 import { addColumnWithIndexes } from './fieldSteps.js';
 import { edgeIndexName, foreignKeyName, indexName, uniqueIndexName } from './names.js';
@@ -74,6 +74,6 @@ export async function addJoinField(ctx: DdlContext, relationName: string, fieldN
 export async function dropJoinField(ctx: DdlContext, relationName: string, fieldName: string): Promise<void> {
   const relation = targetRelation(ctx, relationName);
   if (relation.storage.kind !== 'joinTable') throw new Error(`Migration plan does not match its models: ${relationName} has no join table`);
-  const old = ctx.from.relations.find((r) => r.name === relationName)?.joinFields.find((f) => f.name === fieldName);
+  const old = previousRelation(ctx, relationName)?.joinFields.find((f) => f.name === fieldName);
   await ctx.tx.query(sql`ALTER TABLE ${tableRef(ctx, relation.storage.table)} DROP COLUMN ${ident(old?.column ?? fieldName)}`);
 }
