@@ -154,6 +154,27 @@ for (const kind of STORES) {
       expect(Object.keys(await columnsOf(store, app, 'Comment'))).toContain('postId');
     });
 
+    it('keeps enum checks of join fields in step when their relation is renamed in the same push', async () => {
+      const before = `type User @model { friends: [User] @relation(name: "Friendship") }
+        enum Level { LOW HIGH }
+        type Friendship @join(relation: "Friendship") { level: Level }`;
+      const app = await createTestApp(store, before);
+      const [a, b] = [await user(store, app, 'a'), await user(store, app, 'b')];
+      await insertRow(store, app, 'Friendship', { user1Id: a, user2Id: b, level: 'LOW' });
+      const kinds = await migrateTestApp(
+        store,
+        app,
+        `type User @model { friends: [User] @relation(name: "Buddies") }
+         enum Level { LOW HIGH TOP }
+         type Buddies @join(relation: "Buddies") { level: Level }`,
+      );
+      expect(kinds).toEqual(['renameRelation', 'alterEnum']);
+      expect(Object.keys(await constraintsOf(store, app, 'Buddies'))).toContain('Buddies_level_check');
+      const c = await user(store, app, 'c');
+      await insertRow(store, app, 'Buddies', { user1Id: a, user2Id: c, level: 'TOP' });
+      expect(await rowsOf(store, app, 'Buddies', ['level'])).toEqual([{ level: 'LOW' }, { level: 'TOP' }]);
+    });
+
     it('renames the foreign-key column of a renamed relation field', async () => {
       const app = await createTestApp(store, BLOG);
       const ann = await user(store, app, 'ann');
