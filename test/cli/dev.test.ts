@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, startServe } from './run.js';
+import { cleanEnv, startServe, waitForText } from './run.js';
 
 const KEY = 'dev-test-platform-key-0123';
 let dir: string;
@@ -40,7 +40,7 @@ describe('tessera dev', () => {
       expect(out).toContain(`demo app "blog"  ${blog?.endpoint}`);
       expect(out).toContain(`health          ${first.url}/healthz`);
       expect(out).toContain('platform key    from TESSERA_ADMIN_KEY');
-      expect(first.stderr()).toContain('DATABASE_URL is ignored');
+      await waitForText(first.stderr, 'DATABASE_URL is ignored');
     } finally {
       first.child.kill('SIGINT');
       expect(await first.exited).toBe(0);

@@ -59,7 +59,8 @@ export function startServe(
   const child = spawn(process.execPath, [BIN, ...args, '--port', '0'], { env, cwd: options.cwd });
   let stdout = '';
   let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': it comes once the output pipes are drained too, so nothing printed is missed.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -79,4 +80,14 @@ export function startServe(
       reject(new Error(`server exited with ${code} before listening:\n${stdout}\n${stderr}`));
     });
   });
+}
+
+/** Waits until `read()` contains `text`: stdout and stderr are separate pipes, read in no set order. */
+export async function waitForText(read: () => string, text: string, timeoutMs = 5000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!read().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)} in:\n${read()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return read();
 }

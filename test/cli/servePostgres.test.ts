@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import type { TestStore } from '../helpers/stores.js';
-import { cleanEnv, runCli, startServe } from './run.js';
+import { cleanEnv, runCli, startServe, waitForText } from './run.js';
 
 describe.runIf(STORES.includes('postgres'))('tessera serve on PostgreSQL', () => {
   let dir: string;
@@ -29,7 +29,7 @@ describe.runIf(STORES.includes('postgres'))('tessera serve on PostgreSQL', () =>
     const serve = await startServe(['serve'], env);
     try {
       expect(serve.stdout()).toContain('store           PostgreSQL (DATABASE_URL)');
-      expect(serve.stderr()).toContain('same TESSERA_ADMIN_KEY');
+      await waitForText(serve.stderr, 'same TESSERA_ADMIN_KEY');
       expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
       const schema = join(dir, 'schema.graphql');
       await writeFile(schema, 'type Note @model { text: String! }\n');
