@@ -57,6 +57,15 @@ export function isDestructive(plan: MigrationPlan): boolean {
   return plan.steps.some((s) => s.destructive);
 }
 
+/** JSON text with object keys sorted, so stored models compare equal whatever key order they come back in. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 type Add = (step: MigrationStep, description: string, destructive?: boolean) => void;
 
 function byName<T extends { name: string }>(items: readonly T[]): Map<string, T> {
@@ -114,7 +123,7 @@ function diffEmbedded(prev: EmbeddedType[], next: EmbeddedType[], add: Add) {
       add({ kind: 'createEmbedded', embedded: e.name }, `Create embedded type ${e.name}`);
       continue;
     }
-    if (JSON.stringify(before.fields) === JSON.stringify(e.fields)) continue;
+    if (canonicalJson(before.fields) === canonicalJson(e.fields)) continue;
     // Values live inline as JSON: only dropping or re-typing a field, or a new required field,
     // can make stored values unreadable.
     const beforeFields = byName(before.fields);
@@ -152,7 +161,7 @@ function diffTypes(prev: ModelType[], next: ModelType[], add: Add): TypeMatches 
 }
 
 function permissionsOf(type: ModelType): string {
-  return JSON.stringify([type.permissions, type.fields.filter((f) => f.permissions.length > 0).map((f) => [f.name, f.permissions])]);
+  return canonicalJson([type.permissions, type.fields.filter((f) => f.permissions.length > 0).map((f) => [f.name, f.permissions])]);
 }
 
 function valueFields(fields: Field[]): ValueField[] {
@@ -177,8 +186,8 @@ function diffFields(before: ModelType, after: ModelType, add: Add) {
     if (plainIndex(b) && !plainIndex(a)) add({ kind: 'dropIndex', type: t, field: f }, `Drop index on ${at}`);
     if (b.unique && !a.unique) add({ kind: 'dropUnique', type: t, field: f }, `Drop unique constraint on ${at}`);
     if (b.required && !a.required) add({ kind: 'dropRequired', type: t, field: f }, `Make ${at} optional`);
-    const bDefault = b.default === undefined ? undefined : JSON.stringify(b.default);
-    const aDefault = a.default === undefined ? undefined : JSON.stringify(a.default);
+    const bDefault = b.default === undefined ? undefined : canonicalJson(b.default);
+    const aDefault = a.default === undefined ? undefined : canonicalJson(a.default);
     if (aDefault !== undefined && aDefault !== bDefault) {
       add({ kind: 'setDefault', type: t, field: f }, `Set default of ${at} to ${formatDefault(a.default)}`);
     } else if (aDefault === undefined && bDefault !== undefined) {
@@ -322,7 +331,7 @@ function diffJoinFields(before: Relation, after: Relation, add: Add) {
   const nextFields = byName(after.joinFields);
   for (const f of after.joinFields) {
     const old = prevFields.get(f.name);
-    if (old && JSON.stringify(old) === JSON.stringify(f)) continue;
+    if (old && canonicalJson(old) === canonicalJson(f)) continue;
     if (old) add({ kind: 'dropJoinField', relation: after.name, field: f.name }, `Drop join field ${after.name}.${f.name} and its values`, true);
     add({ kind: 'addJoinField', relation: after.name, field: f.name }, `Add join field ${after.name}.${f.name} (${valueFieldLabel(f)})`);
   }

@@ -75,3 +75,15 @@ describe('planner rules', () => {
     expect(planMigration(a, b).steps.map((s) => s.step)).toEqual([{ kind: 'renameRelation', from: 'A', to: 'B' }]);
   });
 });
+
+describe('planner and stored models', () => {
+  it('plans nothing when the live model comes back with its object keys reordered', () => {
+    const schema = 'type User @model { friends: [User] @relation(name: "Friendship") } type Friendship @join(relation: "Friendship") { status: String @default(value: "new") }';
+    const model = parseSchema(schema);
+    const shuffle = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(shuffle) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, shuffle(x)])) : v;
+    const roundTripped = shuffle(JSON.parse(JSON.stringify(model))) as typeof model;
+    expect(JSON.stringify(roundTripped)).not.toBe(JSON.stringify(model));
+    expect(planMigration(roundTripped, parseSchema(schema)).steps).toEqual([]);
+  });
+});
