@@ -5,8 +5,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction as PGliteTransaction } from '@electric-sql/pglite';
-import { compile, ident, sql } from '../sql/index.js';
+import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
+import { ChannelHandlers, listenStatement, unlistenStatement } from './channels.js';
 import { databaseError } from './errors.js';
 import { advisoryLockStatement, notifyStatement } from './statements.js';
 import { OID, parseDate, parseInt8 } from './typeParsers.js';
@@ -28,12 +29,12 @@ const insideTransaction = new AsyncLocalStorage<{ store: EmbeddedStore; done: bo
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   readonly #db: PGlite;
-  readonly #handlers = new Map<string, Set<NotificationHandler>>();
+  readonly #handlers = new ChannelHandlers();
   #closing: Promise<void> | undefined;
 
   private constructor(db: PGlite) {
     this.#db = db;
-    db.onNotification((channel, payload) => this.#dispatch(channel, payload));
+    db.onNotification((channel, payload) => this.#handlers.dispatch(channel, payload));
   }
 
   /** Opens (creating if need be) the database in `dataDir`, or an in-memory one without it. */
@@ -85,30 +86,15 @@ export class EmbeddedStore implements Store {
 
   async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
     this.#checkUsable();
-    const listen = compile(sql`LISTEN ${ident(channel)}`).text;
-    let handlers = this.#handlers.get(channel);
-    if (!handlers) {
-      handlers = new Set();
-      this.#handlers.set(channel, handlers);
-      try {
-        await this.#db.exec(listen);
-      } catch (err) {
-        this.#handlers.delete(channel);
-        throw databaseError(err);
-      }
-    }
-    handlers.add(handler);
-    let subscribed = true;
-    return async () => {
-      if (!subscribed) return;
-      subscribed = false;
-      const set = this.#handlers.get(channel);
-      set?.delete(handler);
-      if (set && set.size === 0) {
-        this.#handlers.delete(channel);
-        if (!this.#closing) await this.#db.exec(compile(sql`UNLISTEN ${ident(channel)}`).text).catch(() => undefined);
-      }
-    };
+    const listen = listenStatement(channel);
+    return this.#handlers.add(
+      channel,
+      handler,
+      () => this.#db.exec(listen),
+      async () => {
+        if (!this.#closing) await this.#db.exec(unlistenStatement(channel));
+      },
+    );
   }
 
   async notify(channel: string, payload: string): Promise<void> {
@@ -139,16 +125,6 @@ export class EmbeddedStore implements Store {
     if (context?.store === this && !context.done) {
       // One connection: waiting for the transaction from inside it would never end.
       throw new Error('Use the transaction, not the store, for statements inside a transaction of the embedded store');
-    }
-  }
-
-  #dispatch(channel: string, payload: string): void {
-    for (const handler of this.#handlers.get(channel) ?? []) {
-      try {
-        handler(payload);
-      } catch {
-        // A failing subscriber must not keep the others from hearing the notification.
-      }
     }
   }
 }

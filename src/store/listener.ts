@@ -3,7 +3,7 @@
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
-import { compile, ident, sql } from '../sql/index.js';
+import { ChannelHandlers, listenStatement, unlistenStatement } from './channels.js';
 import { databaseError } from './errors.js';
 import type { NotificationHandler } from './types.js';
 
@@ -12,7 +12,7 @@ const MAX_BACKOFF_MS = 5_000;
 
 export class PgListener {
   readonly #config: ClientConfig;
-  readonly #handlers = new Map<string, Set<NotificationHandler>>();
+  readonly #handlers = new ChannelHandlers();
   #client: pg.Client | undefined;
   #connecting: Promise<pg.Client> | undefined;
   #backoff = MIN_BACKOFF_MS;
@@ -25,31 +25,15 @@ export class PgListener {
 
   async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
     if (this.#closed) throw new Error('The store is closed');
-    const listen = compile(sql`LISTEN ${ident(channel)}`).text;
+    listenStatement(channel); // validates the channel name before connecting
     const client = await this.#connected();
-    let handlers = this.#handlers.get(channel);
-    if (!handlers) {
-      handlers = new Set();
-      this.#handlers.set(channel, handlers);
-      try {
-        await client.query(listen);
-      } catch (err) {
-        this.#handlers.delete(channel);
-        throw databaseError(err);
-      }
-    }
-    handlers.add(handler);
-    let subscribed = true;
-    return async () => {
-      if (!subscribed) return;
-      subscribed = false;
-      const set = this.#handlers.get(channel);
-      set?.delete(handler);
-      if (!set || set.size > 0) return;
-      this.#handlers.delete(channel);
-      // If the connection is down, the next one simply does not LISTEN to this channel.
-      await this.#client?.query(compile(sql`UNLISTEN ${ident(channel)}`).text).catch(() => undefined);
-    };
+    // If the connection is down at unsubscribe time, the next one simply does not LISTEN to it.
+    return this.#handlers.add(
+      channel,
+      handler,
+      () => client.query(listenStatement(channel)),
+      async () => this.#client?.query(unlistenStatement(channel)),
+    );
   }
 
   async close(): Promise<void> {
@@ -72,12 +56,12 @@ export class PgListener {
 
   async #connect(): Promise<pg.Client> {
     const client = new pg.Client(this.#config);
-    client.on('notification', (message) => this.#dispatch(message.channel, message.payload ?? ''));
+    client.on('notification', (message) => this.#handlers.dispatch(message.channel, message.payload ?? ''));
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     try {
       await client.connect();
-      for (const channel of this.#handlers.keys()) await client.query(compile(sql`LISTEN ${ident(channel)}`).text);
+      for (const channel of this.#handlers.channels) await client.query(listenStatement(channel));
     } catch (err) {
       client.removeAllListeners();
       await client.end().catch(() => undefined);
@@ -112,15 +96,5 @@ export class PgListener {
       this.#connected().catch(() => this.#scheduleReconnect());
     }, delay);
     this.#retry.unref();
-  }
-
-  #dispatch(channel: string, payload: string): void {
-    for (const handler of this.#handlers.get(channel) ?? []) {
-      try {
-        handler(payload);
-      } catch {
-        // A failing subscriber must not keep the others from hearing the notification.
-      }
-    }
   }
 }

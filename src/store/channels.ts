@@ -1,0 +1,70 @@
+// The handlers listening on each notification channel, shared by both drivers: the first
+// handler of a channel starts its LISTEN, the last one to leave stops it.
+
+import { compile, ident, sql } from '../sql/index.js';
+import { databaseError } from './errors.js';
+import type { NotificationHandler } from './types.js';
+
+export const listenStatement = (channel: string) => compile(sql`LISTEN ${ident(channel)}`).text;
+export const unlistenStatement = (channel: string) => compile(sql`UNLISTEN ${ident(channel)}`).text;
+
+export class ChannelHandlers {
+  readonly #handlers = new Map<string, Set<NotificationHandler>>();
+
+  get channels(): IterableIterator<string> {
+    return this.#handlers.keys();
+  }
+
+  get size(): number {
+    return this.#handlers.size;
+  }
+
+  /**
+   * Adds `handler` to `channel`, running `start` (the LISTEN) first when the channel is new.
+   * Resolves to an idempotent unsubscribe that runs `stop` (the UNLISTEN) for the last handler.
+   */
+  async add(
+    channel: string,
+    handler: NotificationHandler,
+    start: () => Promise<unknown>,
+    stop: () => Promise<unknown>,
+  ): Promise<() => Promise<void>> {
+    let handlers = this.#handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(channel, handlers);
+      try {
+        await start();
+      } catch (err) {
+        this.#handlers.delete(channel);
+        throw databaseError(err);
+      }
+    }
+    handlers.add(handler);
+    let subscribed = true;
+    return async () => {
+      if (!subscribed) return;
+      subscribed = false;
+      const set = this.#handlers.get(channel);
+      set?.delete(handler);
+      if (!set || set.size > 0) return;
+      this.#handlers.delete(channel);
+      // A failed UNLISTEN only means a notification nobody handles; nothing to report.
+      await stop().catch(() => undefined);
+    };
+  }
+
+  dispatch(channel: string, payload: string): void {
+    for (const handler of this.#handlers.get(channel) ?? []) {
+      try {
+        handler(payload);
+      } catch {
+        // A failing subscriber must not keep the others from hearing the notification.
+      }
+    }
+  }
+
+  clear(): void {
+    this.#handlers.clear();
+  }
+}
