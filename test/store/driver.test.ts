@@ -225,7 +225,10 @@ for (const kind of STORES) {
       expect(await store.ping()).toBe(true);
     });
 
-    it.runIf(kind === 'embedded')('refuses a statement on the store from inside its own transaction instead of hanging', async () => {
+    // Embedded-only behaviour is defined for the embedded run only, not counted as skipped elsewhere.
+    const itEmbedded = kind === 'embedded' ? it : () => undefined;
+
+    itEmbedded('refuses a statement on the store from inside its own transaction instead of hanging', async () => {
       await expect(
         store.transaction(async () => {
           await store.query(sql`SELECT 1`);
@@ -249,7 +252,7 @@ for (const kind of STORES) {
       await expect(store.transaction(async () => undefined)).rejects.toThrow(/closed/);
     });
 
-    it.runIf(kind === 'embedded')('keeps its data across closing and reopening the data directory', async () => {
+    itEmbedded('keeps its data across closing and reopening the data directory', async () => {
       const reopened = await openStore({ dataDir: t.dataDir! });
       try {
         const { rows } = await reopened.query(sql`SELECT label FROM items WHERE label IN ('committed', 'outside') ORDER BY label`);
