@@ -69,7 +69,8 @@ export function value(v: unknown): SqlFragment {
 
 /**
  * An inline literal, for the few statements PostgreSQL does not let take parameters (DDL:
- * column defaults, CHECK constraints). Only strings, finite numbers, booleans and null.
+ * column defaults, CHECK constraints) and for constants of the schema itself (type names in
+ * generated ids), never for request values. Only strings, finite numbers, booleans and null.
  */
 export function literal(v: string | number | boolean | null): SqlFragment {
   if (v === null) return fragment([{ kind: 'literal', text: 'NULL' }]);
@@ -96,6 +97,15 @@ export function join(items: readonly SqlFragment[], separator: SqlFragment = sql
 }
 
 export const empty: SqlFragment = fragment([]);
+
+/**
+ * The same fragment with every bound value replaced by `fn(value)`: a statement compiled once
+ * with placeholders for request values is bound again for each request.
+ */
+export function mapValues(frag: SqlFragment, fn: (value: unknown) => unknown): SqlFragment {
+  if (!isSql(frag)) throw new TypeError('mapValues takes a SQL fragment');
+  return fragment(frag.parts.map((part) => (part.kind === 'value' ? { kind: 'value', value: fn(part.value) } : part)));
+}
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

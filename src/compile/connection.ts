@@ -1,0 +1,237 @@
+// A Relay connection as one SQL expression: the page of rows in keyset order (one row more
+// than asked, to know whether another page follows), edges with cursors and join fields,
+// pageInfo in both directions, and aggregations over the whole filtered set when asked.
+
+import { getNamedType, isObjectType } from 'graphql';
+import type { FieldNode } from 'graphql';
+import { badInput, limitExceeded } from '../errors/index.js';
+import type { AppSettings, ModelType, ValueField } from '../model/index.js';
+import { ident, join, literal, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import type { Link } from './context.js';
+import { cursorShape, cursorSql, decodeCursor } from './cursor.js';
+import { modelFields, modelObject, valueFieldOut } from './object.js';
+import { beyond, cursorKeys, orderBy, signature, sortKeys } from './order.js';
+import type { SortKey } from './order.js';
+import { collectFields, subSelections } from './selection.js';
+import type { Fields } from './selection.js';
+import type { CompileState } from './state.js';
+import { dateTimeOut, jsonObject } from './values.js';
+import { joinMatch, wherePredicate } from './where.js';
+
+/** The rows a connection pages through. */
+export interface RowSource {
+  target: ModelType;
+  /** Correlation with the parent row, for the target row alias. */
+  parent: (row: SqlFragment) => SqlFragment;
+  /** Many-to-many: the join table linking the parent row to the target rows. */
+  join?: { link: Extract<Link, { kind: 'join' }>; row: SqlFragment };
+}
+
+/** The page size a request asks for, checked against the app's limits. */
+export function pageSize(v: unknown, settings: AppSettings, what: string): number {
+  if (v === undefined || v === null) return settings.defaultPageSize;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw badInput(`${what}: first and last take a whole number of at least 0`);
+  if (v > settings.maxPageSize) throw limitExceeded(`${what}: a page holds at most ${settings.maxPageSize} items (asked for ${v}); page with cursors instead`);
+  return v;
+}
+
+function given(s: CompileState, v: unknown): boolean {
+  const x = s.binder.shape(v, 'present');
+  return x !== undefined && x !== null;
+}
+
+interface Page {
+  keys: SortKey[];
+  signature: string;
+  forward: boolean;
+  /** The bound cursor values and which of them are null, when a cursor was given. */
+  cursor?: { values: SqlFragment[]; nulls: boolean[] };
+  size: () => SqlFragment;
+}
+
+function readPage(s: CompileState, target: ModelType, args: Record<string, unknown>, what: string): Page {
+  const keys = sortKeys(s, target, args.orderBy);
+  const sig = signature(s.app.app.id, target.name, keys);
+  const backward = given(s, args.last) || given(s, args.before);
+  if (backward && (given(s, args.first) || given(s, args.after))) {
+    throw badInput(`${what}: use first/after to page forward or last/before to page backward, not both`);
+  }
+  const forward = !backward;
+  const cursorArg = forward ? args.after : args.before;
+  const sizeArg = forward ? args.first : args.last;
+  const page: Page = {
+    keys,
+    signature: sig,
+    forward,
+    size: () => s.binder.param(sizeArg, (n, request) => pageSize(n, request.settings, what)),
+  };
+  if (given(s, cursorArg)) {
+    const raw = s.binder.shape(cursorArg, 'cursor');
+    const cursorKeysOf = keys.map((k) => k.cursor);
+    const argName = forward ? 'after' : 'before';
+    decodeCursor(raw, sig, cursorKeysOf, `${what}(${argName})`);
+    const nulls = cursorShape(raw).split('').map((c) => c === 'n');
+    const values = keys.map((_, i) => s.binder.param(cursorArg, (c) => decodeCursor(c, sig, cursorKeysOf, `${what}(${argName})`)[i]));
+    page.cursor = { values, nulls };
+  }
+  return page;
+}
+
+function fromClause(s: CompileState, source: RowSource, z: SqlFragment, j: SqlFragment): SqlFragment {
+  const table = s.app.table(source.target.name);
+  if (!source.join) return sql`${table} ${z}`;
+  return sql`${s.app.table(source.join.link.table)} ${j} JOIN ${table} ${z} ON ${joinMatch(j, z, source.join.row, source.join.link)}`;
+}
+
+function conditions(s: CompileState, source: RowSource, z: SqlFragment, where: unknown): SqlFragment[] {
+  return [source.parent(z), wherePredicate(s, source.target, z, where)];
+}
+
+/** Whether rows of the filtered set lie at or beyond the cursor in the given direction. */
+function existsBeyond(s: CompileState, source: RowSource, args: Record<string, unknown>, page: Page, reverse: boolean): SqlFragment {
+  if (!page.cursor) return sql`FALSE`;
+  const z = s.alias();
+  const j = s.alias('j');
+  const conds = [...conditions(s, source, z, args.where), beyond(z, page.keys, page.cursor.values, page.cursor.nulls, reverse, true)];
+  return sql`EXISTS (SELECT 1 FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)})`;
+}
+
+const JOIN_PREFIX = '$j.';
+
+export function connection(s: CompileState, source: RowSource, args: Record<string, unknown>, nodes: readonly FieldNode[], what: string, typeName: string): SqlFragment {
+  const schemaType = s.app.app.schema.getType(typeName);
+  const edges = isObjectType(schemaType) ? schemaType.getFields().edges : undefined;
+  const edgeTypeName = edges ? getNamedType(edges.type).name : '';
+  const fields = collectFields(s, subSelections(nodes), new Set([typeName]));
+  const page = readPage(s, source.target, args, what);
+  const target = source.target;
+  const p = s.alias('p');
+  const pairs: [string, SqlFragment][] = [];
+  let paged = false;
+  const order = page.forward ? sql`ASC` : sql`DESC`;
+  const inPage = () => sql`${p}.${ident('$n')} <= ${page.size()}`;
+  for (const [key, group] of fields) {
+    const name = (group[0] as FieldNode).name.value;
+    switch (name) {
+      case '__typename':
+        pairs.push([key, sql`${literal(typeName)}::text`]);
+        break;
+      case 'edges': {
+        paged = true;
+        const edge = edgeObject(s, source, p, page, collectFields(s, subSelections(group), new Set([edgeTypeName])), edgeTypeName);
+        pairs.push([key, sql`COALESCE(json_agg(${edge} ORDER BY ${p}.${ident('$n')} ${order}) FILTER (WHERE ${inPage()}), '[]'::json)`]);
+        break;
+      }
+      case 'pageInfo': {
+        paged = true;
+        pairs.push([key, pageInfo(s, source, args, page, p, collectFields(s, subSelections(group), new Set(['PageInfo'])))]);
+        break;
+      }
+      case 'aggregations':
+        pairs.push([key, aggregations(s, source, args.where, group)]);
+        break;
+      default:
+        throw new Error(`unknown connection field ${name}`);
+    }
+  }
+  const object = jsonObject(pairs);
+  if (!paged) return object;
+  const z = s.alias();
+  const j = s.alias('j');
+  const conds = conditions(s, source, z, args.where);
+  if (page.cursor) conds.push(beyond(z, page.keys, page.cursor.values, page.cursor.nulls, !page.forward, false));
+  const ordered = orderBy(z, page.keys, !page.forward);
+  const joinColumns = source.join
+    ? source.join.link.relation.joinFields.map((f) => sql`, ${j}.${ident(f.column)} AS ${ident(JOIN_PREFIX + f.name)}`)
+    : [];
+  const inner = sql`SELECT ${z}.*${join(joinColumns, sql``)}, row_number() OVER (ORDER BY ${ordered}) AS ${ident('$n')}
+    FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)} ORDER BY ${ordered} LIMIT ${page.size()} + 1`;
+  return sql`(SELECT ${object} FROM (${inner}) ${p})`;
+}
+
+function edgeObject(s: CompileState, source: RowSource, p: SqlFragment, page: Page, fields: Fields, edgeTypeName: string): SqlFragment {
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, group] of fields) {
+    const name = (group[0] as FieldNode).name.value;
+    if (name === '__typename') pairs.push([key, sql`${literal(edgeTypeName)}::text`]);
+    else if (name === 'cursor') pairs.push([key, cursorSql(page.signature, cursorKeys(p, page.keys))]);
+    else if (name === 'node') pairs.push([key, modelObject(s, source.target, p, modelFields(s, source.target.name, group))]);
+    else {
+      const field: ValueField | undefined = source.join?.link.relation.joinFields.find((f) => f.name === name);
+      if (!field) throw new Error(`unknown edge field ${name}`);
+      pairs.push([key, valueFieldOut(s, field, sql`${p}.${ident(JOIN_PREFIX + field.name)}`, group)]);
+    }
+  }
+  return jsonObject(pairs);
+}
+
+function pageInfo(s: CompileState, source: RowSource, args: Record<string, unknown>, page: Page, p: SqlFragment, fields: Fields): SqlFragment {
+  const n = sql`${p}.${ident('$n')}`;
+  const more = sql`count(*) > ${page.size()}`;
+  const cursor = cursorSql(page.signature, cursorKeys(p, page.keys));
+  const pick = (ascending: boolean) =>
+    sql`(array_agg(${cursor} ORDER BY ${n} ${ascending ? sql`ASC` : sql`DESC`}) FILTER (WHERE ${n} <= ${page.size()}))[1]`;
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, group] of fields) {
+    const name = (group[0] as FieldNode).name.value;
+    switch (name) {
+      case '__typename':
+        pairs.push([key, sql`'PageInfo'::text`]);
+        break;
+      case 'hasNextPage':
+        pairs.push([key, page.forward ? more : existsBeyond(s, source, args, page, false)]);
+        break;
+      case 'hasPreviousPage':
+        pairs.push([key, page.forward ? existsBeyond(s, source, args, page, true) : more]);
+        break;
+      case 'startCursor':
+        pairs.push([key, pick(page.forward)]);
+        break;
+      case 'endCursor':
+        pairs.push([key, pick(!page.forward)]);
+        break;
+      default:
+        throw new Error(`unknown pageInfo field ${name}`);
+    }
+  }
+  return jsonObject(pairs);
+}
+
+function aggregations(s: CompileState, source: RowSource, where: unknown, nodes: readonly FieldNode[]): SqlFragment {
+  const z = s.alias();
+  const j = s.alias('j');
+  const target = source.target;
+  const fields = collectFields(s, subSelections(nodes), new Set([`${target.name}Aggregations`]));
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, group] of fields) {
+    const fn = (group[0] as FieldNode).name.value;
+    if (fn === '__typename') pairs.push([key, sql`${literal(`${target.name}Aggregations`)}::text`]);
+    else if (fn === 'count') pairs.push([key, sql`count(*)`]);
+    else if (fn === 'min' || fn === 'max' || fn === 'sum' || fn === 'avg') pairs.push([key, aggregate(s, target, z, fn, group)]);
+    else throw new Error(`unknown aggregation ${fn}`);
+  }
+  const conds = conditions(s, source, z, where);
+  return sql`(SELECT ${jsonObject(pairs)} FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)})`;
+}
+
+function aggregate(s: CompileState, target: ModelType, z: SqlFragment, fn: 'min' | 'max' | 'sum' | 'avg', nodes: readonly FieldNode[]): SqlFragment {
+  const typeName = `${target.name}${fn.charAt(0).toUpperCase()}${fn.slice(1)}Aggregate`;
+  const fields = collectFields(s, subSelections(nodes), new Set([typeName]));
+  const pairs: [string, SqlFragment][] = [];
+  const call = fn === 'min' ? sql`min` : fn === 'max' ? sql`max` : fn === 'sum' ? sql`sum` : sql`avg`;
+  for (const [key, group] of fields) {
+    const name = (group[0] as FieldNode).name.value;
+    if (name === '__typename') {
+      pairs.push([key, sql`${literal(typeName)}::text`]);
+      continue;
+    }
+    const field = target.fields.find((f) => f.name === name);
+    const column = field?.kind === 'value' ? field.column : name;
+    const isDate = name === 'createdAt' || name === 'modifiedAt' || (field?.kind === 'value' && field.type.kind === 'scalar' && field.type.name === 'DateTime');
+    const value = sql`${call}(${z}.${ident(column)})`;
+    if (fn === 'sum' || fn === 'avg') pairs.push([key, sql`${value}::double precision`]);
+    else pairs.push([key, isDate ? dateTimeOut(value) : value]);
+  }
+  return jsonObject(pairs);
+}

@@ -1,0 +1,118 @@
+// What the compiler knows about one app version: its model indexed for lookups, the
+// GraphQL schema requests are validated against, and where its tables live.
+
+import type { GraphQLSchema } from 'graphql';
+import type { AppModel, AppSettings, EmbeddedType, Field, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
+import { ident } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { appSchemaName } from '../store/index.js';
+
+export interface AppVersion {
+  id: string;
+  version: number;
+  model: AppModel;
+  settings: AppSettings;
+  schema: GraphQLSchema;
+}
+
+/** One side of a relation as seen from a relation field: the storage it goes through. */
+export type Link =
+  /** This type's row holds the other's id in `column` (many side, or owning one-to-one side). */
+  | { kind: 'holds'; column: string }
+  /** The target's rows hold this row's id in `column` (list side of one-to-many, or the other one-to-one side). */
+  | { kind: 'heldBy'; column: string }
+  /** A join table: this row's id in `self`, the target's in `other`; `both` for a self relation seen from its own field. */
+  | { kind: 'join'; relation: Relation; table: string; self: string; other: string; selfEnd: 0 | 1; symmetric: boolean };
+
+export interface ModelIndex {
+  types: Map<string, ModelType>;
+  embedded: Map<string, EmbeddedType>;
+  relations: Map<string, Relation>;
+  /** Root query fields `getX` and `all<Plural>` → type name. */
+  getters: Map<string, string>;
+  lists: Map<string, string>;
+  /** Mutation fields → what they do. */
+  mutations: Map<string, MutationRoot>;
+}
+
+export type MutationRoot =
+  | { kind: 'create' | 'update' | 'delete'; type: string }
+  | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string };
+
+export class AppContext {
+  readonly index: ModelIndex;
+  readonly dbSchema: string;
+  constructor(readonly app: AppVersion) {
+    this.index = indexModel(app.model);
+    this.dbSchema = appSchemaName(app.id);
+  }
+
+  table(name: string): SqlFragment {
+    return ident(this.dbSchema, name);
+  }
+
+  type(name: string): ModelType {
+    const type = this.index.types.get(name);
+    if (!type) throw new Error(`unknown type ${name}`);
+    return type;
+  }
+
+  relation(name: string): Relation {
+    const relation = this.index.relations.get(name);
+    if (!relation) throw new Error(`unknown relation ${name}`);
+    return relation;
+  }
+
+  embedded(name: string): EmbeddedType {
+    const embedded = this.index.embedded.get(name);
+    if (!embedded) throw new Error(`unknown embedded type ${name}`);
+    return embedded;
+  }
+
+  /** How the relation field `field` of `type` reaches its target's rows. */
+  link(type: ModelType, field: RelationField): Link {
+    const relation = this.relation(field.relation);
+    const storage = relation.storage;
+    if (storage.kind === 'foreignKey') {
+      const holder = relation.ends[0];
+      return holder.type === type.name && holder.field === field.name
+        ? { kind: 'holds', column: storage.column }
+        : { kind: 'heldBy', column: storage.column };
+    }
+    const symmetric = relation.kind === 'selfManyToMany';
+    const selfEnd: 0 | 1 = symmetric || (relation.ends[0].type === type.name && relation.ends[0].field === field.name) ? 0 : 1;
+    const otherEnd = selfEnd === 0 ? 1 : 0;
+    return { kind: 'join', relation, table: storage.table, self: storage.columns[selfEnd], other: storage.columns[otherEnd], selfEnd, symmetric };
+  }
+}
+
+export function findField(type: ModelType, name: string): Field | undefined {
+  return type.fields.find((f) => f.name === name);
+}
+
+export function valueFields(fields: readonly Field[]): ValueField[] {
+  return fields.filter((f): f is ValueField => f.kind === 'value');
+}
+
+function indexModel(model: AppModel): ModelIndex {
+  const index: ModelIndex = {
+    types: new Map(model.types.map((t) => [t.name, t])),
+    embedded: new Map(model.embedded.map((e) => [e.name, e])),
+    relations: new Map(model.relations.map((r) => [r.name, r])),
+    getters: new Map(),
+    lists: new Map(),
+    mutations: new Map(),
+  };
+  for (const type of model.types) {
+    index.getters.set(`get${type.name}`, type.name);
+    index.lists.set(`all${type.plural}`, type.name);
+    for (const kind of ['create', 'update', 'delete'] as const) index.mutations.set(`${kind}${type.name}`, { kind, type: type.name });
+  }
+  for (const relation of model.relations) {
+    if (relation.storage.kind !== 'joinTable') continue;
+    index.mutations.set(`addTo${relation.name}Connection`, { kind: 'addEdge', relation: relation.name });
+    index.mutations.set(`update${relation.name}Connection`, { kind: 'updateEdge', relation: relation.name });
+    index.mutations.set(`removeFrom${relation.name}Connection`, { kind: 'removeEdge', relation: relation.name });
+  }
+  return index;
+}

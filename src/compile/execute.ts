@@ -1,0 +1,200 @@
+// Runs one validated operation of an app's API. Queries: one SQL statement per root field,
+// compiled once per (app version, document, operation, shape of the variables) and bound per
+// request; the response JSON comes out of PostgreSQL as text and is spliced, not re-parsed.
+// Mutations: one transaction per root field, in order. Introspection goes to graphql-js.
+
+import { GraphQLError, Kind, execute, getOperationAST, getVariableValues } from 'graphql';
+import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import { isTesseraError } from '../errors/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import type { Store } from '../store/index.js';
+import type { AppContext } from './context.js';
+import { runMutation } from './mutations/run.js';
+import type { WriteHooks } from './mutations/rows.js';
+import { Binder, bind, shapeKey } from './params.js';
+import type { RequestValues, ShapeRef } from './params.js';
+import { queryField, statementOf } from './read.js';
+import { collectFields } from './selection.js';
+import { CompileState } from './state.js';
+
+export interface ExecuteArgs {
+  app: AppContext;
+  store: Store;
+  hooks: WriteHooks;
+  document: DocumentNode;
+  /** The document's text: with the operation name, the key of the statement cache. */
+  query: string;
+  operationName?: string | undefined;
+  variables?: Readonly<Record<string, unknown>> | undefined;
+  userId?: string | undefined;
+}
+
+/** The result with `data` as JSON text; `data` undefined when the operation could not start. */
+export interface ExecuteResult {
+  data?: string;
+  errors: GraphQLError[];
+}
+
+/** One root field of a compiled query: SQL, an error found while compiling, or plain JSON. */
+type RootPlan =
+  | { key: string; kind: 'sql'; statement: SqlFragment; node: FieldNode }
+  | { key: string; kind: 'error'; error: unknown; node: FieldNode }
+  | { key: string; kind: 'json'; text: string }
+  | { key: string; kind: 'introspection'; nodes: FieldNode[] };
+
+interface CacheEntry {
+  shapes: ShapeRef[];
+  plans: Map<string, RootPlan[]>;
+}
+
+const MAX_PLANS_PER_DOCUMENT = 64;
+
+/** Statement caches per app version (the AppContext), keyed by document and operation. */
+const caches = new WeakMap<AppContext, Map<string, CacheEntry>>();
+const MAX_DOCUMENTS = 500;
+
+function cacheOf(app: AppContext): Map<string, CacheEntry> {
+  let cache = caches.get(app);
+  if (!cache) {
+    cache = new Map();
+    caches.set(app, cache);
+  }
+  return cache;
+}
+
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  const out: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+  return out;
+}
+
+function fieldError(err: unknown, node: FieldNode, key: string): GraphQLError {
+  const original = err instanceof Error ? err : new Error(String(err));
+  return new GraphQLError(original.message, {
+    nodes: [node],
+    path: [key],
+    originalError: original,
+    ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}),
+  });
+}
+
+function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues): { plans: RootPlan[]; shapes: ShapeRef[] } {
+  const binder = new Binder(request);
+  const s = new CompileState(app, binder, fragments);
+  const plans: RootPlan[] = [];
+  for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Query']))) {
+    const node = nodes[0] as FieldNode;
+    const name = node.name.value;
+    if (name === '__typename') plans.push({ key, kind: 'json', text: '"Query"' });
+    else if (name === '__schema' || name === '__type') plans.push({ key, kind: 'introspection', nodes });
+    else {
+      try {
+        plans.push({ key, kind: 'sql', statement: statementOf(queryField(s, nodes)), node });
+      } catch (err) {
+        if (!isTesseraError(err)) throw err;
+        plans.push({ key, kind: 'error', error: err, node });
+      }
+    }
+  }
+  return { plans, shapes: binder.shapes };
+}
+
+/** The query's plans for these variables, from the cache or compiled now. */
+function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues): RootPlan[] {
+  const cache = cacheOf(args.app);
+  const docKey = `${args.operationName ?? ''}\u0000${args.query}`;
+  let entry = cache.get(docKey);
+  if (entry) {
+    const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
+    if (plans) return plans;
+  }
+  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request);
+  if (!entry) {
+    if (cache.size >= MAX_DOCUMENTS) cache.delete(cache.keys().next().value as string);
+    entry = { shapes: [], plans: new Map() };
+    cache.set(docKey, entry);
+  }
+  const known = entry.shapes;
+  const added = compiled.shapes.filter((s) => !known.some((k) => k.name === s.name && k.kind === s.kind));
+  if (added.length > 0) {
+    // A new dependency changes every key: earlier plans are dropped, not misused.
+    entry.shapes = [...known, ...added];
+    entry.plans.clear();
+  }
+  if (entry.plans.size >= MAX_PLANS_PER_DOCUMENT) entry.plans.clear();
+  entry.plans.set(shapeKey(entry.shapes, request.variables), compiled.plans);
+  return compiled.plans;
+}
+
+async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode, nodes: FieldNode[], key: string): Promise<{ text: string; errors: readonly GraphQLError[] }> {
+  const only: OperationDefinitionNode = { ...operation, selectionSet: { kind: Kind.SELECTION_SET, selections: nodes } };
+  const definitions = [only, ...args.document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)];
+  const result = await execute({
+    schema: args.app.app.schema,
+    document: { kind: Kind.DOCUMENT, definitions },
+    variableValues: args.variables ?? {},
+  });
+  const data = result.data as Record<string, unknown> | null | undefined;
+  return { text: JSON.stringify(data?.[key] ?? null), errors: result.errors ?? [] };
+}
+
+export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult> {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) return { errors: [new GraphQLError('Unknown operation: give operationName when the document holds several')] };
+  const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
+  if (coerced.errors) return { errors: [...coerced.errors] };
+  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  const errors: GraphQLError[] = [];
+  const texts: [string, string][] = [];
+  if (operation.operation === 'query') {
+    const plans = queryPlans(args, operation, request);
+    const results = await Promise.all(
+      plans.map(async (plan): Promise<string> => {
+        switch (plan.kind) {
+          case 'json':
+            return plan.text;
+          case 'error':
+            errors.push(fieldError(plan.error, plan.node, plan.key));
+            return 'null';
+          case 'introspection': {
+            const r = await introspect(args, operation, plan.nodes, plan.key);
+            errors.push(...r.errors);
+            return r.text;
+          }
+          case 'sql':
+            try {
+              const result = await args.store.query<{ v: string | null }>(bind(plan.statement, request));
+              return result.rows[0]?.v ?? 'null';
+            } catch (err) {
+              errors.push(fieldError(err, plan.node, plan.key));
+              return 'null';
+            }
+          default: {
+            const never: never = plan;
+            throw new Error(`unknown plan ${JSON.stringify(never)}`);
+          }
+        }
+      }),
+    );
+    plans.forEach((plan, i) => texts.push([plan.key, results[i] as string]));
+  } else if (operation.operation === 'mutation') {
+    const binder = new Binder(request);
+    const s = new CompileState(args.app, binder, fragmentsOf(args.document));
+    for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Mutation']))) {
+      const node = nodes[0] as FieldNode;
+      if (node.name.value === '__typename') {
+        texts.push([key, '"Mutation"']);
+        continue;
+      }
+      try {
+        texts.push([key, await runMutation(s, { store: args.store, hooks: args.hooks }, nodes)]);
+      } catch (err) {
+        errors.push(fieldError(err, node, key));
+        texts.push([key, 'null']);
+      }
+    }
+  } else {
+    return { errors: [new GraphQLError('Subscriptions are served over WebSocket, not HTTP')] };
+  }
+  return { data: `{${texts.map(([k, t]) => `${JSON.stringify(k)}:${t}`).join(',')}}`, errors };
+}

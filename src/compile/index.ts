@@ -1,0 +1,9 @@
+// The compile stage's public face: an app version's compiler context and the executor that
+// turns a validated operation into SQL statements and transactions.
+
+export { AppContext } from './context.js';
+export type { AppVersion } from './context.js';
+export { executeOperation } from './execute.js';
+export type { ExecuteArgs, ExecuteResult } from './execute.js';
+export type { WriteHooks } from './mutations/rows.js';
+export { decodeAnyId, decodeId, encodeId } from './ids.js';

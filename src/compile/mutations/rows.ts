@@ -1,0 +1,180 @@
+// Row writes of the create, update and delete mutations inside one transaction: value fields
+// converted and checked, passwords hashed, singular relations set from either side (the id
+// wins over a nested create), list relations filled by nested creates.
+
+import { badInput, notFound } from '../../errors/index.js';
+import type { ModelType, RelationField, ValueField } from '../../model/index.js';
+import { ident, join, sql } from '../../sql/index.js';
+import type { SqlFragment } from '../../sql/index.js';
+import type { Transaction } from '../../store/index.js';
+import type { AppContext } from '../context.js';
+import { decodeId } from '../ids.js';
+import { castOf, fieldIn } from '../values.js';
+
+export interface WriteHooks {
+  /** Hashes a password for storage (Argon2id). */
+  hashPassword(password: string): Promise<string>;
+}
+
+export interface Writer {
+  app: AppContext;
+  tx: Transaction;
+  hooks: WriteHooks;
+}
+
+type Input = Record<string, unknown>;
+
+function isGiven(v: unknown): boolean {
+  return v !== undefined;
+}
+
+async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
+  const what = `${type.name}.${field.name}`;
+  if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
+  if (field.writeOnly && typeof v === 'string') {
+    if (v.length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
+    fieldIn(field, v, what);
+    return sql`${await w.hooks.hashPassword(v)}::text`;
+  }
+  return sql`${fieldIn(field, v, what)}::${castOf(field)}`;
+}
+
+/** The uuid of the object a `<relation>Id` input names; "" and null mean none. */
+function relationTarget(type: ModelType, field: RelationField, v: unknown): string | null {
+  if (v === null || v === '') return null;
+  return decodeId(String(v), field.target, `${type.name}.${field.name}Id`);
+}
+
+async function exists(w: Writer, type: string, id: string): Promise<boolean> {
+  const found = await w.tx.query(sql`SELECT 1 FROM ${w.app.table(type)} WHERE id = ${id}::uuid`);
+  return found.rowCount > 0;
+}
+
+/**
+ * Links `id` (a `type` row) to `target` through `field`, moving the link away from whoever
+ * held it (a one-to-one is one-to-one from both sides). `target` null clears it.
+ */
+async function setSingular(w: Writer, type: ModelType, field: RelationField, id: string, target: string | null): Promise<void> {
+  const link = w.app.link(type, field);
+  const what = `${type.name}.${field.name}Id`;
+  if (link.kind === 'holds') {
+    if (target !== null && !(await exists(w, field.target, target))) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
+    const relation = w.app.relation(field.relation);
+    if (target !== null && relation.kind === 'oneToOne') {
+      await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${target}::uuid AND id <> ${id}::uuid`);
+    }
+    await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = ${target}::uuid WHERE id = ${id}::uuid`);
+    return;
+  }
+  if (link.kind === 'heldBy') {
+    const table = w.app.table(w.app.type(field.target).table);
+    await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${id}::uuid`);
+    if (target === null) return;
+    const moved = await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = ${id}::uuid WHERE id = ${target}::uuid`);
+    if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
+    return;
+  }
+  throw new Error(`${what} is not a singular relation`);
+}
+
+/**
+ * Inserts a `type` row from a CreateXInput (nested creates included) and returns its uuid.
+ * `fixed` sets relation ids the parent of a nested create decides.
+ */
+export async function createRow(w: Writer, type: ModelType, input: Input, fixed: ReadonlyMap<string, string> = new Map()): Promise<string> {
+  const columns: SqlFragment[] = [];
+  const values: SqlFragment[] = [];
+  const after: (() => Promise<void>)[] = [];
+  let newId = '';
+  for (const field of type.fields) {
+    if (field.kind === 'value') {
+      const v = input[field.name];
+      if (!isGiven(v)) continue;
+      columns.push(ident(field.column));
+      values.push(await columnValue(w, type, field, v));
+      continue;
+    }
+    if (fixed.has(field.name)) {
+      const target = fixed.get(field.name) as string;
+      after.push(() => setSingular(w, type, field, newId, target));
+      continue;
+    }
+    const link = w.app.link(type, field);
+    const target = w.app.type(field.target);
+    if (!field.list) {
+      const idInput = input[`${field.name}Id`];
+      const nested = input[field.name];
+      if (isGiven(idInput) && idInput !== null && idInput !== '') {
+        const targetId = relationTarget(type, field, idInput);
+        after.push(() => setSingular(w, type, field, newId, targetId));
+      } else if (nested !== undefined && nested !== null) {
+        // The id wins over a nested object; without one, the nested object is created.
+        after.push(async () => {
+          const back = reverseField(w, type, field);
+          const childId = link.kind === 'heldBy' && back ? await createRow(w, target, without(nested as Input, back), new Map([[back.name, newId]])) : await createRow(w, target, nested as Input);
+          if (link.kind === 'holds' || !back) await setSingular(w, type, field, newId, childId);
+        });
+      }
+      continue;
+    }
+    const items = input[field.name];
+    if (!Array.isArray(items) || items.length === 0) continue;
+    after.push(async () => {
+      for (const item of items as Input[]) {
+        if (link.kind === 'heldBy') {
+          const back = reverseField(w, type, field);
+          if (!back) throw new Error(`${type.name}.${field.name} has no reverse field`);
+          await createRow(w, target, without(item, back), new Map([[back.name, newId]]));
+        } else if (link.kind === 'join') {
+          const childId = await createRow(w, target, item);
+          await w.tx.query(sql`INSERT INTO ${w.app.table(link.table)} (${ident(link.self)}, ${ident(link.other)}) VALUES (${newId}::uuid, ${childId}::uuid)`);
+        }
+      }
+    });
+  }
+  const statement = columns.length
+    ? sql`INSERT INTO ${w.app.table(type.table)} (${join(columns)}) VALUES (${join(values)}) RETURNING id`
+    : sql`INSERT INTO ${w.app.table(type.table)} DEFAULT VALUES RETURNING id`;
+  const inserted = await w.tx.query<{ id: string }>(statement);
+  newId = (inserted.rows[0] as { id: string }).id;
+  for (const step of after) await step();
+  return newId;
+}
+
+/** The field on the other side of a relation (e.g. Post.author for User.posts). */
+function reverseField(w: Writer, type: ModelType, field: RelationField): RelationField | undefined {
+  const relation = w.app.relation(field.relation);
+  const other = relation.ends.find((end) => !(end.type === type.name && end.field === field.name)) ?? relation.ends[0];
+  const found = w.app.type(other.type).fields.find((f) => f.name === other.field);
+  return found?.kind === 'relation' ? found : undefined;
+}
+
+/** A nested input without the relation its parent sets. */
+function without(input: Input, field: RelationField): Input {
+  const { [field.name]: _nested, [`${field.name}Id`]: _id, ...rest } = input;
+  return rest;
+}
+
+/** Applies an UpdateXInput to the row `id`; NOT_FOUND when there is no such row. */
+export async function updateRow(w: Writer, type: ModelType, id: string, input: Input): Promise<void> {
+  const found = await w.tx.query(sql`SELECT id FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
+  if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to update${type.name}`);
+  const sets: SqlFragment[] = [sql`"modifiedAt" = now()`];
+  for (const field of type.fields) {
+    if (field.kind !== 'value' || !isGiven(input[field.name])) continue;
+    sets.push(sql`${ident(field.column)} = ${await columnValue(w, type, field, input[field.name])}`);
+  }
+  await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${join(sets)} WHERE id = ${id}::uuid`);
+  for (const field of type.fields) {
+    if (field.kind !== 'relation' || field.list) continue;
+    const idInput = input[`${field.name}Id`];
+    if (!isGiven(idInput)) continue;
+    await setSingular(w, type, field, id, relationTarget(type, field, idInput));
+  }
+}
+
+/** Deletes the row `id`; false when there was none. References to it are cleared by the database. */
+export async function deleteRow(w: Writer, type: ModelType, id: string): Promise<boolean> {
+  const deleted = await w.tx.query(sql`DELETE FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid`);
+  return deleted.rowCount > 0;
+}

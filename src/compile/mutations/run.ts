@@ -1,0 +1,167 @@
+// One mutation root field, run in its own transaction: read the input, write, read the
+// payload back inside the same transaction. Any failure rolls everything back.
+
+import type { FieldNode } from 'graphql';
+import { badInput, notFound } from '../../errors/index.js';
+import type { ModelType, Relation } from '../../model/index.js';
+import { ident, join, sql } from '../../sql/index.js';
+import type { SqlFragment } from '../../sql/index.js';
+import type { Store } from '../../store/index.js';
+import { readArguments } from '../args.js';
+import { decodeId } from '../ids.js';
+import { objectType } from '../object.js';
+import { VarRef } from '../params.js';
+import type { RequestValues } from '../params.js';
+import type { CompileState } from '../state.js';
+import { castOf, fieldIn } from '../values.js';
+import { writeError } from './errors.js';
+import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
+import type { PayloadPart } from './payload.js';
+import { createRow, deleteRow, updateRow } from './rows.js';
+import type { WriteHooks, Writer } from './rows.js';
+
+type Input = Record<string, unknown>;
+
+/** An argument tree with every variable replaced by its value. */
+function resolveDeep(v: unknown, request: RequestValues): unknown {
+  if (v instanceof VarRef) return request.variables[v.name];
+  if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
+  if (v !== null && typeof v === 'object') {
+    const out: Input = {};
+    for (const [k, item] of Object.entries(v)) {
+      const resolved = resolveDeep(item, request);
+      if (resolved !== undefined) out[k] = resolved;
+    }
+    return out;
+  }
+  return v;
+}
+
+export interface MutationContext {
+  store: Store;
+  hooks: WriteHooks;
+}
+
+/** Runs the mutation field `nodes` and returns its payload as JSON text (or "null"). */
+export async function runMutation(s: CompileState, m: MutationContext, nodes: readonly FieldNode[]): Promise<string> {
+  const node = nodes[0] as FieldNode;
+  const name = node.name.value;
+  const root = s.app.index.mutations.get(name);
+  const def = objectType(s, 'Mutation').getFields()[name];
+  if (!root || !def) throw new Error(`unknown mutation ${name}`);
+  const args = readArguments(def.args, node.arguments, s.binder);
+  const input = (resolveDeep(args.input, s.binder.request) ?? {}) as Input;
+  const payloadType = def.type.toString();
+  try {
+    return await m.store.transaction(async (tx) => {
+      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      switch (root.kind) {
+        case 'create':
+        case 'update':
+        case 'delete':
+          return await rowMutation(s, w, root.kind, s.app.type(root.type), input, payloadType, nodes);
+        case 'addEdge':
+        case 'updateEdge':
+        case 'removeEdge':
+          return await edgeMutation(s, w, root.kind, s.app.relation(root.relation), input, payloadType, nodes);
+        default: {
+          const never: never = root;
+          throw new Error(`unknown mutation kind ${JSON.stringify(never)}`);
+        }
+      }
+    });
+  } catch (err) {
+    throw writeError(s.app, err);
+  }
+}
+
+async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update' | 'delete', type: ModelType, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  let id: string;
+  if (kind === 'create') id = await createRow(w, type, input);
+  else id = decodeId(String(input.id), type.name, 'input.id');
+  if (kind === 'update') await updateRow(w, type, id, input);
+  const phase = kind === 'delete' ? 'before' : 'after';
+  const parts: PayloadPart[] = [];
+  for (const [key, group] of payloadFields(s, payloadType, nodes)) {
+    const common = commonPart(s, payloadType, key, group, input.clientMutationId);
+    const name = (group[0] as FieldNode).name.value;
+    if (common) parts.push(common);
+    else if (name === `changed${type.name}`) parts.push({ key, phase, json: rowPart(s, type.name, id, group) });
+    else if (name === 'changedEdge') parts.push({ key, phase, json: edgePart(s, type.name, id, group) });
+    // `token` of createUser is issued by the authentication layer; without it there is none.
+    else if (name === 'token') parts.push({ key, text: 'null' });
+    else throw new Error(`unknown payload field ${payloadType}.${name}`);
+  }
+  const read = new Map<string, string>();
+  await readPhase(s, w.tx, parts, 'before', read);
+  if (kind === 'delete' && !(await deleteRow(w, type, id))) {
+    // Nothing had that id: the payload says so with a null object, not an error.
+    for (const p of parts) if ('phase' in p && p.phase === 'before') read.set(p.key, 'null');
+  }
+  await readPhase(s, w.tx, parts, 'after', read);
+  return assemble(parts, read);
+}
+
+interface EdgeEnds {
+  storage: Extract<Relation['storage'], { kind: 'joinTable' }>;
+  ids: [string, string];
+}
+
+function edgeEnds(relation: Relation, input: Input): EdgeEnds {
+  const storage = relation.storage;
+  if (storage.kind !== 'joinTable') throw new Error(`${relation.name} has no join table`);
+  const ids = storage.endNames.map((end, i) => decodeId(String(input[`${end}Id`]), storage.targets[i] as string, `input.${end}Id`)) as [string, string];
+  return { storage, ids };
+}
+
+/** The join row of an edge; a self relation's edge is found whichever way round it is named. */
+async function findEdge(w: Writer, relation: Relation, ends: EdgeEnds): Promise<string | undefined> {
+  const [c1, c2] = ends.storage.columns.map((c) => ident(c)) as [SqlFragment, SqlFragment];
+  const [a, b] = ends.ids;
+  const straight = sql`(${c1} = ${a}::uuid AND ${c2} = ${b}::uuid)`;
+  const match = relation.kind === 'selfManyToMany' ? sql`(${straight} OR (${c1} = ${b}::uuid AND ${c2} = ${a}::uuid))` : straight;
+  const found = await w.tx.query<{ id: string }>(sql`SELECT id FROM ${w.app.table(ends.storage.table)} WHERE ${match} FOR UPDATE`);
+  return found.rows[0]?.id;
+}
+
+async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updateEdge' | 'removeEdge', relation: Relation, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  const ends = edgeEnds(relation, input);
+  const table = w.app.table(ends.storage.table);
+  const fieldValues = relation.joinFields
+    .filter((f) => input[f.name] !== undefined)
+    .map((f) => {
+      if (input[f.name] === null && f.required) throw badInput(`${relation.name}.${f.name} cannot be null`, { field: f.name });
+      return { column: ident(f.column), value: sql`${fieldIn(f, input[f.name], `${relation.name}.${f.name}`)}::${castOf(f)}` };
+    });
+  let joinId: string | undefined;
+  if (kind === 'addEdge') {
+    const columns = [...ends.storage.columns.map((c) => ident(c)), ...fieldValues.map((f) => f.column)];
+    const values = [sql`${ends.ids[0]}::uuid`, sql`${ends.ids[1]}::uuid`, ...fieldValues.map((f) => f.value)];
+    const inserted = await w.tx.query<{ id: string }>(sql`INSERT INTO ${table} (${join(columns)}) VALUES (${join(values)}) RETURNING id`);
+    joinId = inserted.rows[0]?.id;
+  } else {
+    joinId = await findEdge(w, relation, ends);
+    if (kind === 'updateEdge') {
+      if (!joinId) throw notFound(`These two objects are not connected through ${relation.name}`);
+      const sets = [sql`"modifiedAt" = now()`, ...fieldValues.map((f) => sql`${f.column} = ${f.value}`)];
+      await w.tx.query(sql`UPDATE ${table} SET ${join(sets)} WHERE id = ${joinId}::uuid`);
+    }
+  }
+  const phase = kind === 'removeEdge' ? 'before' : 'after';
+  const parts: PayloadPart[] = [];
+  for (const [key, group] of payloadFields(s, payloadType, nodes)) {
+    const common = commonPart(s, payloadType, key, group, input.clientMutationId);
+    const name = (group[0] as FieldNode).name.value;
+    const end = ends.storage.endNames.indexOf(name);
+    if (common) parts.push(common);
+    else if (name === `changed${relation.name}`) parts.push(joinId ? { key, phase, json: joinPart(s, relation, joinId, group) } : { key, text: 'null' });
+    else if (end >= 0) parts.push({ key, phase: 'after', json: rowPart(s, ends.storage.targets[end] as string, ends.ids[end] as string, group) });
+    else throw new Error(`unknown payload field ${payloadType}.${name}`);
+  }
+  const read = new Map<string, string>();
+  await readPhase(s, w.tx, parts, 'before', read);
+  if (kind === 'removeEdge' && joinId) await w.tx.query(sql`DELETE FROM ${table} WHERE id = ${joinId}::uuid`);
+  await readPhase(s, w.tx, parts, 'after', read);
+  return assemble(parts, read);
+}
+

@@ -1,0 +1,127 @@
+// An object of the response as one SQL JSON expression: a model row with its value fields,
+// singular relations (correlated subqueries) and list relations (nested connections), and
+// the join object of a many-to-many edge.
+
+import { getNamedType } from 'graphql';
+import type { FieldNode, GraphQLObjectType } from 'graphql';
+import type { ModelType, Relation, RelationField, ValueField } from '../model/index.js';
+import { ident, literal, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { readArguments } from './args.js';
+import { connection } from './connection.js';
+import type { RowSource } from './connection.js';
+import { findField } from './context.js';
+import { idSql } from './ids.js';
+import { collectFields, subSelections } from './selection.js';
+import type { Fields } from './selection.js';
+import type { CompileState } from './state.js';
+import { dateTimeOut, jsonObject, valueOut } from './values.js';
+import type { EmbeddedSelection } from './values.js';
+
+/** The type names a model object satisfies in fragment type conditions. */
+export function modelTypeNames(type: string): ReadonlySet<string> {
+  return new Set([type, 'Node', 'Timestamped']);
+}
+
+/** The fields of a response key's nodes as asked of a model object. */
+export function modelFields(s: CompileState, type: string, nodes: readonly FieldNode[]): Fields {
+  return collectFields(s, subSelections(nodes), modelTypeNames(type));
+}
+
+export function objectType(s: CompileState, name: string): GraphQLObjectType {
+  return s.app.app.schema.getType(name) as GraphQLObjectType;
+}
+
+/** The selection of an embedded value as a tree of response keys. */
+export function embeddedSelection(s: CompileState, typeName: string, nodes: readonly FieldNode[]): EmbeddedSelection[] {
+  const fields = collectFields(s, subSelections(nodes), new Set([typeName]));
+  const out: EmbeddedSelection[] = [];
+  for (const [key, group] of fields) {
+    const first = group[0] as FieldNode;
+    const name = first.name.value;
+    const embedded = s.app.index.embedded.get(typeName);
+    const field = embedded?.fields.find((f) => f.name === name);
+    if (field?.type.kind === 'embedded') out.push({ key, name, sub: embeddedSelection(s, field.type.name, group) });
+    else out.push({ key, name });
+  }
+  return out;
+}
+
+export function valueFieldOut(s: CompileState, field: ValueField, expr: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
+  const sub = field.type.kind === 'embedded' ? embeddedSelection(s, field.type.name, nodes) : undefined;
+  return valueOut(s.app, field, expr, sub);
+}
+
+/** A model row aliased `row` as a JSON object of the requested fields. */
+export function modelObject(s: CompileState, type: ModelType, row: SqlFragment, fields: Fields): SqlFragment {
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, nodes] of fields) {
+    const node = nodes[0] as FieldNode;
+    const name = node.name.value;
+    if (name === '__typename') pairs.push([key, sql`${literal(type.name)}::text`]);
+    else if (name === 'id') pairs.push([key, idSql(type.name, sql`${row}.id`)]);
+    else if (name === 'createdAt' || name === 'modifiedAt') pairs.push([key, dateTimeOut(sql`${row}.${ident(name)}`)]);
+    else {
+      const field = findField(type, name);
+      if (!field) throw new Error(`unknown field ${type.name}.${name}`);
+      if (field.kind === 'value') pairs.push([key, valueFieldOut(s, field, sql`${row}.${ident(field.column)}`, nodes)]);
+      else if (!field.list) pairs.push([key, singularRelation(s, type, row, field, nodes)]);
+      else pairs.push([key, listRelation(s, type, row, field, nodes)]);
+    }
+  }
+  return jsonObject(pairs);
+}
+
+function singularRelation(s: CompileState, type: ModelType, row: SqlFragment, field: RelationField, nodes: readonly FieldNode[]): SqlFragment {
+  const target = s.app.type(field.target);
+  const link = s.app.link(type, field);
+  const z = s.alias();
+  const object = modelObject(s, target, z, modelFields(s, target.name, nodes));
+  const table = s.app.table(target.name);
+  if (link.kind === 'holds') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${z}.id = ${row}.${ident(link.column)})`;
+  if (link.kind === 'heldBy') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${z}.${ident(link.column)} = ${row}.id LIMIT 1)`;
+  throw new Error(`${type.name}.${field.name} is not a singular relation`);
+}
+
+function listRelation(s: CompileState, type: ModelType, row: SqlFragment, field: RelationField, nodes: readonly FieldNode[]): SqlFragment {
+  const node = nodes[0] as FieldNode;
+  const def = objectType(s, type.name).getFields()[field.name];
+  if (!def) throw new Error(`no GraphQL field ${type.name}.${field.name}`);
+  const args = readArguments(def.args, node.arguments, s.binder);
+  const link = s.app.link(type, field);
+  let source: RowSource;
+  if (link.kind === 'heldBy') {
+    source = { target: s.app.type(field.target), parent: (z) => sql`${z}.${ident(link.column)} = ${row}.id` };
+  } else if (link.kind === 'join') {
+    source = { target: s.app.type(field.target), parent: () => sql`TRUE`, join: { link, row } };
+  } else {
+    throw new Error(`${type.name}.${field.name} is not a list relation`);
+  }
+  return connection(s, source, args, nodes, `${type.name}.${field.name}`, getNamedType(def.type).name);
+}
+
+/** The join object of a many-to-many relation (`Friendship { user1 user2 status }`) for join row `j`. */
+export function joinObject(s: CompileState, relation: Relation, j: SqlFragment, fields: Fields): SqlFragment {
+  const storage = relation.storage;
+  if (storage.kind !== 'joinTable') throw new Error(`${relation.name} has no join table`);
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, nodes] of fields) {
+    const name = (nodes[0] as FieldNode).name.value;
+    if (name === '__typename') {
+      pairs.push([key, sql`${literal(relation.name)}::text`]);
+      continue;
+    }
+    const end = storage.endNames.indexOf(name);
+    if (end >= 0) {
+      const target = s.app.type(storage.targets[end as 0 | 1]);
+      const z = s.alias();
+      const object = modelObject(s, target, z, modelFields(s, target.name, nodes));
+      pairs.push([key, sql`(SELECT ${object} FROM ${s.app.table(target.name)} ${z} WHERE ${z}.id = ${j}.${ident(storage.columns[end as 0 | 1])})`]);
+      continue;
+    }
+    const field = relation.joinFields.find((f) => f.name === name);
+    if (!field) throw new Error(`unknown join field ${relation.name}.${name}`);
+    pairs.push([key, valueFieldOut(s, field, sql`${j}.${ident(field.column)}`, nodes)]);
+  }
+  return jsonObject(pairs);
+}

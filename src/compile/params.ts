@@ -1,0 +1,107 @@
+// How request values reach a compiled statement. A statement is compiled once per operation
+// and shape of its variables, with a placeholder (Slot) wherever a variable's value is bound;
+// each request binds the placeholders again from its own variables and context.
+
+import type { AppSettings } from '../model/index.js';
+import { mapValues, value } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { cursorShape } from './cursor.js';
+import { decodeAnyId } from './ids.js';
+
+/** What a request brings besides the operation: its variables and who is asking. */
+export interface RequestValues {
+  variables: Readonly<Record<string, unknown>>;
+  settings: AppSettings;
+  /** The logged-in user's row uuid, when there is one. */
+  userId?: string | undefined;
+}
+
+/** A variable in an argument tree: a leaf or a list of leaves, bound per request. */
+export class VarRef {
+  constructor(readonly name: string) {}
+}
+
+/** A placeholder among a statement's values, computed from each request. */
+export class Slot {
+  constructor(readonly read: (request: RequestValues) => unknown) {}
+}
+
+/** How a variable decides the shape of a statement: its whole value, whether it is given,
+ * for cursors which of its positions are null, for ids which type they name. */
+export type ShapeKind = 'value' | 'present' | 'cursor' | 'idType';
+
+export interface ShapeRef {
+  name: string;
+  kind: ShapeKind;
+}
+
+/** An argument value with its variables replaced by their values for this request. */
+export function resolve(v: unknown, request: RequestValues): unknown {
+  if (v instanceof VarRef) return request.variables[v.name];
+  if (Array.isArray(v)) return v.map((item) => resolve(item, request));
+  return v;
+}
+
+function holdsVariable(v: unknown): boolean {
+  return v instanceof VarRef || (Array.isArray(v) && v.some(holdsVariable));
+}
+
+function shapeOf(kind: ShapeKind, v: unknown): string {
+  switch (kind) {
+    case 'value':
+      return JSON.stringify(v ?? null);
+    case 'present':
+      return v === undefined || v === null ? '0' : '1';
+    case 'cursor':
+      return cursorShape(v);
+    case 'idType':
+      return typeof v === 'string' ? (decodeAnyId(v)?.type ?? 'x') : '-';
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown shape ${String(never)}`);
+    }
+  }
+}
+
+/** The cache key part of a request for the shapes a plan depends on. */
+export function shapeKey(shapes: readonly ShapeRef[], variables: Readonly<Record<string, unknown>>): string {
+  return shapes.map((s) => shapeOf(s.kind, variables[s.name])).join('\u0001');
+}
+
+/** Collects the parameters and shape dependencies of one compilation. */
+export class Binder {
+  readonly shapes: ShapeRef[] = [];
+  constructor(readonly request: RequestValues) {}
+
+  /**
+   * A bound parameter for an argument value. `convert` validates and converts it (and may
+   * throw a coded error); it runs when the statement is bound for a request, so one cached
+   * statement serves every value of a variable.
+   */
+  param(v: unknown, convert: (resolved: unknown, request: RequestValues) => unknown = (x) => x): SqlFragment {
+    if (holdsVariable(v)) return value(new Slot((request) => convert(resolve(v, request), request)));
+    // Constants of the document are checked now, so a bad literal fails the compilation itself.
+    const converted = convert(v, this.request);
+    return value(new Slot(() => converted));
+  }
+
+  /** A parameter computed from the request alone (settings, the logged-in user). */
+  fromRequest(read: (request: RequestValues) => unknown): SqlFragment {
+    return value(new Slot(read));
+  }
+
+  /** The value of an argument the statement's text depends on; records the dependency. */
+  shape(v: unknown, kind: ShapeKind = 'value'): unknown {
+    if (v instanceof VarRef) {
+      if (!this.shapes.some((s) => s.name === v.name && s.kind === kind)) this.shapes.push({ name: v.name, kind });
+      return this.request.variables[v.name];
+    }
+    if (Array.isArray(v) && v.some(holdsVariable)) return v.map((item) => this.shape(item, kind));
+    return v;
+  }
+}
+
+/** The statement with its placeholders filled in from one request (may throw a coded error). */
+export function bind(statement: SqlFragment, request: RequestValues): SqlFragment {
+  return mapValues(statement, (v) => (v instanceof Slot ? v.read(request) : v));
+}

@@ -1,0 +1,87 @@
+// Root query fields compiled to one statement each: `getX`, `node` and `viewer` (with its
+// `user` and `allXs` connections). Each statement returns the field's JSON as text.
+
+import type { FieldNode } from 'graphql';
+import { badInput } from '../errors/index.js';
+import { USER } from '../model/index.js';
+import { sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { readArguments } from './args.js';
+import { connection } from './connection.js';
+import { decodeAnyId, decodeId } from './ids.js';
+import { modelFields, modelObject, objectType } from './object.js';
+import type { RequestValues } from './params.js';
+import { collectFields, subSelections } from './selection.js';
+import type { CompileState } from './state.js';
+import { jsonObject } from './values.js';
+import { getNamedType } from 'graphql';
+
+/** `SELECT (<json>)::text`: the driver hands the text over without parsing it. */
+export function statementOf(json: SqlFragment): SqlFragment {
+  return sql`SELECT (${json})::text AS v`;
+}
+
+function argumentsOf(s: CompileState, parent: string, node: FieldNode): Record<string, unknown> {
+  const def = objectType(s, parent).getFields()[node.name.value];
+  if (!def) throw new Error(`no GraphQL field ${parent}.${node.name.value}`);
+  return readArguments(def.args, node.arguments, s.binder);
+}
+
+/** The JSON of one row of `type` by uuid parameter, or SQL NULL. */
+export function rowById(s: CompileState, typeName: string, id: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
+  const type = s.app.type(typeName);
+  const z = s.alias();
+  const object = modelObject(s, type, z, modelFields(s, type.name, nodes));
+  return sql`(SELECT ${object} FROM ${s.app.table(type.name)} ${z} WHERE ${z}.id = ${id}::uuid)`;
+}
+
+/** The JSON of a root query field (not `__typename` or introspection). */
+export function queryField(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
+  const node = nodes[0] as FieldNode;
+  const name = node.name.value;
+  if (name === 'viewer') return viewer(s, nodes);
+  if (name === 'node') return nodeField(s, nodes);
+  const typeName = s.app.index.getters.get(name);
+  if (!typeName) throw new Error(`unknown query field ${name}`);
+  const args = argumentsOf(s, 'Query', node);
+  const id = s.binder.param(args.id, (v) => decodeId(String(v), typeName, 'id'));
+  return rowById(s, typeName, id, nodes);
+}
+
+function nodeField(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
+  const args = argumentsOf(s, 'Query', nodes[0] as FieldNode);
+  const raw = s.binder.shape(args.id, 'idType');
+  const decoded = typeof raw === 'string' ? decodeAnyId(raw) : undefined;
+  if (!decoded) throw badInput(`node(id): "${String(raw)}" is not a valid id`, { argument: 'id' });
+  if (!s.app.index.types.has(decoded.type)) throw badInput(`node(id): "${String(raw)}" is not the id of an object of this app`, { argument: 'id' });
+  const id = s.binder.param(args.id, (v) => decodeId(String(v), decoded.type, 'id'));
+  return rowById(s, decoded.type, id, nodes);
+}
+
+/** `viewer.id`: the same for every request of one user (and for every anonymous request). */
+export function viewerId(request: RequestValues): string {
+  return Buffer.from(`Viewer:${request.userId ?? 'anonymous'}`, 'utf8').toString('base64url');
+}
+
+/** The `viewer` object: who is asking, and every type's `allXs` connection. */
+export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
+  const fields = collectFields(s, subSelections(nodes), new Set(['Viewer']));
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, group] of fields) {
+    const node = group[0] as FieldNode;
+    const name = node.name.value;
+    if (name === '__typename') pairs.push([key, sql`'Viewer'::text`]);
+    else if (name === 'id') pairs.push([key, sql`${s.binder.fromRequest(viewerId)}::text`]);
+    else if (name === 'user') pairs.push([key, rowById(s, USER, s.binder.fromRequest((r) => r.userId ?? null), group)]);
+    else {
+      const typeName = s.app.index.lists.get(name);
+      if (!typeName) throw new Error(`unknown viewer field ${name}`);
+      const def = objectType(s, 'Viewer').getFields()[name];
+      if (!def) throw new Error(`no GraphQL field Viewer.${name}`);
+      const args = readArguments(def.args, node.arguments, s.binder);
+      const source = { target: s.app.type(typeName), parent: () => sql`TRUE` };
+      pairs.push([key, connection(s, source, args, group, `viewer.${name}`, getNamedType(def.type).name)]);
+    }
+  }
+  return jsonObject(pairs);
+}
