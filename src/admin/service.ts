@@ -6,6 +6,7 @@ import { TesseraError, badInput, notFound } from '../errors/index.js';
 import { DEFAULT_SETTINGS, SETTING_BOUNDS, parseSchema, planMigration, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
+  CATALOG_CHANNEL,
   applyPlan,
   deleteApp,
   findApp,
@@ -139,6 +140,7 @@ export function createAdminService(store: Store): AdminService {
         }
         await applyPlan(tx, app.id, plan);
         await insertSchemaVersion(tx, { appId: app.id, version, sdl: schema, model, steps: plan.steps });
+        await tx.notify(CATALOG_CHANNEL, app.id);
         return { plan: planView(plan), applied: true, version };
       });
     },
@@ -147,6 +149,7 @@ export function createAdminService(store: Store): AdminService {
       const app = await requireApp(store, appId);
       const patch = validateSettings(withDefaults(app.settings), settings as Record<string, unknown>);
       await updateAppSettings(store, app.id, { ...app.settings, ...patch });
+      await store.notify(CATALOG_CHANNEL, app.id);
       return summary(await requireApp(store, app.id));
     },
 
@@ -155,6 +158,7 @@ export function createAdminService(store: Store): AdminService {
       if (!app) return false;
       return store.transaction(async (tx) => {
         await lockApp(tx, app.id);
+        await tx.notify(CATALOG_CHANNEL, app.id);
         return deleteApp(tx, app.id);
       });
     },
@@ -171,7 +175,9 @@ export function createAdminService(store: Store): AdminService {
 
     async revokeAdminToken({ appId, name }) {
       const app = await requireApp(store, appId);
-      return revokeAdminToken(store, app.id, name);
+      const revoked = await revokeAdminToken(store, app.id, name);
+      await store.notify(CATALOG_CHANNEL, app.id);
+      return revoked;
     },
 
     async listApps() {

@@ -5,7 +5,8 @@
 
 import { GraphQLError, Kind, execute, getOperationAST, getVariableValues } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
-import { isTesseraError } from '../errors/index.js';
+import { TesseraError, isTesseraError } from '../errors/index.js';
+import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Store } from '../store/index.js';
 import type { AppContext } from './context.js';
@@ -27,6 +28,8 @@ export interface ExecuteArgs {
   operationName?: string | undefined;
   variables?: Readonly<Record<string, unknown>> | undefined;
   userId?: string | undefined;
+  /** An admin token: full access. Anyone else is refused the data until rules are compiled in. */
+  admin: boolean;
 }
 
 /** The result with `data` as JSON text; `data` undefined when the operation could not start. */
@@ -126,6 +129,35 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
   return compiled.plans;
 }
 
+/** A query's SQL as it would run for these variables: one statement per root field. */
+export interface PlannedStatement {
+  key: string;
+  text?: string;
+  values?: unknown[];
+  error?: unknown;
+}
+
+/**
+ * The statements a query compiles to for these variables, bound and rendered, without running
+ * them: what golden tests and the benchmark's direct-SQL baseline use.
+ */
+export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'>): PlannedStatement[] {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation || operation.operation !== 'query') throw new Error('planQuery takes a query operation');
+  const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
+  if (coerced.errors) throw coerced.errors[0];
+  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  return queryPlans({ ...args, store: undefined as never, hooks: undefined as never, admin: true }, operation, request).map((plan) => {
+    if (plan.kind === 'error') return { key: plan.key, error: plan.error };
+    if (plan.kind !== 'sql') return { key: plan.key };
+    try {
+      return { key: plan.key, ...compile(bind(plan.statement, request)) };
+    } catch (error) {
+      return { key: plan.key, error };
+    }
+  });
+}
+
 async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode, nodes: FieldNode[], key: string): Promise<{ text: string; errors: readonly GraphQLError[] }> {
   const only: OperationDefinitionNode = { ...operation, selectionSet: { kind: Kind.SELECTION_SET, selections: nodes } };
   const definitions = [only, ...args.document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)];
@@ -136,6 +168,14 @@ async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode,
   });
   const data = result.data as Record<string, unknown> | null | undefined;
   return { text: JSON.stringify(data?.[key] ?? null), errors: result.errors ?? [] };
+}
+
+/**
+ * Secure by default: without permission rules compiled into the statements, only an admin
+ * token may read or write data. Introspection and `__typename` stay open.
+ */
+function forbidden(key: string): TesseraError {
+  return new TesseraError('FORBIDDEN', `${key}: this operation needs an admin token of the app`);
 }
 
 export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult> {
@@ -162,6 +202,10 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
             return r.text;
           }
           case 'sql':
+            if (!args.admin) {
+              errors.push(fieldError(forbidden(plan.key), plan.node, plan.key));
+              return 'null';
+            }
             try {
               const result = await args.store.query<{ v: string | null }>(bind(plan.statement, request));
               return result.rows[0]?.v ?? 'null';
@@ -187,6 +231,7 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
         continue;
       }
       try {
+        if (!args.admin) throw forbidden(key);
         texts.push([key, await runMutation(s, { store: args.store, hooks: args.hooks }, nodes)]);
       } catch (err) {
         errors.push(fieldError(err, node, key));

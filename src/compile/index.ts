@@ -3,7 +3,7 @@
 
 export { AppContext } from './context.js';
 export type { AppVersion } from './context.js';
-export { executeOperation } from './execute.js';
-export type { ExecuteArgs, ExecuteResult } from './execute.js';
+export { executeOperation, planQuery } from './execute.js';
+export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
 export type { WriteHooks } from './mutations/rows.js';
 export { decodeAnyId, decodeId, encodeId } from './ids.js';

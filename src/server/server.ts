@@ -4,7 +4,6 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { AdminService } from '../admin/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
@@ -15,6 +14,8 @@ import { installMetrics } from './plugins/metrics.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
+import { AppRegistry } from './appRegistry.js';
+import type { AdminService } from '../admin/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -92,7 +93,32 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installMetrics(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
-  installAdminGraphql(app, { admin: options.admin, platformKey: options.adminKey, publicUrl });
-  installAppGraphql(app, options.store);
+  const registry = new AppRegistry(options.store);
+  app.addHook('onReady', () => registry.start());
+  app.addHook('onClose', () => registry.stop());
+  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
+  installAppGraphql(app, { store: options.store, registry });
   return app;
+}
+
+/**
+ * The management service with this instance's cache of an app dropped as soon as a change to
+ * it commits (other instances hear of it through the catalog notification).
+ */
+function invalidating(admin: AdminService, registry: AppRegistry): AdminService {
+  const after = <A extends { appId: string }, R>(fn: (args: A) => Promise<R>) =>
+    async (args: A): Promise<R> => {
+      try {
+        return await fn(args);
+      } finally {
+        registry.invalidate(args.appId);
+      }
+    };
+  return {
+    ...admin,
+    migrateSchema: after(admin.migrateSchema.bind(admin)),
+    updateApp: after(admin.updateApp.bind(admin)),
+    deleteApp: after(admin.deleteApp.bind(admin)),
+    revokeAdminToken: after(admin.revokeAdminToken.bind(admin)),
+  };
 }

@@ -1,24 +1,62 @@
-// The data API route of each app, `/graphql/:appId`. For now it only tells a live app from an
-// unknown one: the generated API is not served yet, and this handler is where it will plug in.
+// The data API route of each app, `/graphql/:appId`: finds the live app, tells who is asking
+// from the bearer token, and hands the request to the GraphQL-over-HTTP core with the app's
+// schema and the compiling executor. This file only adapts Fastify to those parts.
 
 import type { FastifyInstance } from 'fastify';
-import { TesseraError, notFound } from '../../errors/index.js';
-import { findApp } from '../../store/index.js';
+import { hashPassword } from '../../auth/index.js';
+import { executeOperation } from '../../compile/index.js';
+import { notFound, unauthenticated } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
+import type { AppRegistry, LiveApp } from '../appRegistry.js';
+import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 
-export function installAppGraphql(app: FastifyInstance, store: Store): void {
+export interface AppRouteOptions {
+  store: Store;
+  registry: AppRegistry;
+}
+
+type Caller = { kind: 'anonymous' } | { kind: 'admin' };
+
+function bearer(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  if (!match) throw unauthenticated('Authorization must be "Bearer <token>"');
+  return match[1];
+}
+
+async function callerOf(registry: AppRegistry, app: LiveApp, header: string | string[] | undefined): Promise<Caller> {
+  const token = bearer(header);
+  if (token === undefined) return { kind: 'anonymous' };
+  if (await registry.isAdminToken(app.id, token)) return { kind: 'admin' };
+  throw unauthenticated('The token is invalid, expired or revoked');
+}
+
+export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
   app.route({
-    method: ['GET', 'POST'],
+    // Every method reaches the core, which answers 405 for those GraphQL over HTTP does not use.
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     url: '/graphql/:appId',
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { appId } = request.params as { appId: string };
-      const found = await findApp(store, appId);
-      // Endpoints are addressed by id only (names can be reused after a delete).
-      if (!found || found.id !== appId) throw notFound(`No app with id "${appId}"`);
-      throw new TesseraError(
-        'NOT_IMPLEMENTED',
-        `The data API of app "${found.name}" is not served yet by this Tessera server; manage the app through /admin/graphql`,
+      const live = await options.registry.get(appId);
+      if (!live) throw notFound(`No app with id "${appId}"`);
+      const caller = await callerOf(options.registry, live, request.headers.authorization);
+      const context = live.context;
+      const response = await handleGraphQLOverHttp(
+        { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
+        {
+          schema: context.app.schema,
+          contextValue: undefined,
+          requestId: request.id,
+          maxTokens: context.app.settings.maxTokens,
+          documents: live.documents,
+          onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
+          execute: (run) =>
+            executeOperation({ ...run, app: context, store: options.store, hooks: { hashPassword }, admin: caller.kind === 'admin' }),
+        },
       );
+      return reply.code(response.status).headers(response.headers).send(response.body);
     },
   });
 }

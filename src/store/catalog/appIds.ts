@@ -15,3 +15,6 @@ export function appSchemaName(appId: string): string {
   if (!isAppId(appId)) throw badInput(`"${appId}" is not a valid app id`);
   return `app_${appId}`;
 }
+
+/** Notified with an app id after its schema, settings, tokens or existence change. */
+export const CATALOG_CHANNEL = 'tessera_catalog';

@@ -1,0 +1,99 @@
+// The live apps this instance serves: each app's compiler context for its current schema
+// version and settings, and its admin tokens, cached so a data request costs one statement.
+// Catalog changes invalidate entries at once on this instance and, through LISTEN/NOTIFY on
+// CATALOG_CHANNEL, within moments on every other instance; entries also expire after a while
+// as a backstop for a missed notification.
+
+import { createHash } from 'node:crypto';
+import { AppContext } from '../compile/index.js';
+import { appSchema } from '../graphql/index.js';
+import { withDefaults } from '../model/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, liveSchema } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { DocumentCache } from './graphqlOverHttp.js';
+
+export interface LiveApp {
+  id: string;
+  name: string;
+  context: AppContext;
+  /** Validated documents of this schema version. */
+  documents: DocumentCache;
+  loadedAt: number;
+}
+
+const MAX_AGE_MS = 30_000;
+
+function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export class AppRegistry {
+  readonly #store: Store;
+  readonly #apps = new Map<string, Promise<LiveApp | null>>();
+  readonly #tokens = new Map<string, { valid: boolean; at: number }>();
+  #unlisten: (() => Promise<void>) | undefined;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async start(): Promise<void> {
+    this.#unlisten = await this.#store.listen(CATALOG_CHANNEL, (appId) => this.invalidate(appId));
+  }
+
+  async stop(): Promise<void> {
+    await this.#unlisten?.();
+    this.#unlisten = undefined;
+  }
+
+  /** Forgets what is cached about an app, named by id or name (its schema, settings or tokens changed). */
+  invalidate(idOrName: string): void {
+    for (const [id, entry] of this.#apps) {
+      if (id === idOrName) this.#apps.delete(id);
+      else void entry.then((app) => app?.name === idOrName && this.#apps.get(id) === entry && this.#apps.delete(id), () => undefined);
+    }
+    // Tokens are few and cheap to check again: any change forgets them all.
+    this.#tokens.clear();
+  }
+
+  /** The live app with this id, or null when there is none. */
+  async get(appId: string): Promise<LiveApp | null> {
+    const cached = this.#apps.get(appId);
+    if (cached) {
+      const app = await cached;
+      if (app === null || Date.now() - app.loadedAt < MAX_AGE_MS) return app;
+      if (this.#apps.get(appId) === cached) this.#apps.delete(appId);
+    }
+    let loading = this.#apps.get(appId);
+    if (!loading) {
+      loading = this.#load(appId);
+      this.#apps.set(appId, loading);
+      // A failed load is not remembered; unknown apps are, until the backstop expiry.
+      loading.catch(() => this.#apps.delete(appId));
+    }
+    return loading;
+  }
+
+  async #load(appId: string): Promise<LiveApp | null> {
+    const row = await findApp(this.#store, appId);
+    // Endpoints are addressed by id only (names can be reused after a delete).
+    if (!row || row.id !== appId) return null;
+    const live = await liveSchema(this.#store, appId);
+    if (!live) return null;
+    const schema = appSchema(appId, live.version, live.model);
+    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
+    return { id: appId, name: row.name, context, documents: new DocumentCache(), loadedAt: Date.now() };
+  }
+
+  /** Whether `token` is a live admin token of the app. */
+  async isAdminToken(appId: string, token: string): Promise<boolean> {
+    const hash = tokenHash(token);
+    const key = `${appId}:${hash}`;
+    const cached = this.#tokens.get(key);
+    if (cached && Date.now() - cached.at < MAX_AGE_MS) return cached.valid;
+    const valid = (await findAdminToken(this.#store, appId, hash)) !== null;
+    if (this.#tokens.size > 10_000) this.#tokens.clear();
+    this.#tokens.set(key, { valid, at: Date.now() });
+    return valid;
+  }
+}
