@@ -175,14 +175,24 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 
-  it('answers 501 at a live app endpoint and 404 at an unknown one', async () => {
-    const live = await fetch(`${server.base}/graphql/${appId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ viewer { id } }' }),
-    });
-    expect(live.status).toBe(501);
-    expect((await jsonOf(live)).errors[0].extensions.code).toBe('NOT_IMPLEMENTED');
+  it('serves the data API at a live app endpoint (admin token only) and 404 at an unknown one', async () => {
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${server.base}/graphql/${appId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+      });
+    const anonymous = await ask({});
+    expect(anonymous.status).toBe(200);
+    const refused = await jsonOf(anonymous);
+    expect(refused.data).toEqual({ viewer: null });
+    expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+    const token = (await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { input: { appId, name: 'data' } })).body.data.createAdminToken.token;
+    const allowed = await jsonOf(await ask({ authorization: `Bearer ${token}` }));
+    expect(allowed).toEqual({ data: { viewer: { id: expect.any(String) } } });
+    const forged = await ask({ authorization: 'Bearer tat_forged' });
+    expect(forged.status).toBe(401);
+    expect((await jsonOf(forged)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     const byName = await fetch(`${server.base}/graphql/blog`);
     expect(byName.status).toBe(404);
     const unknown = await fetch(`${server.base}/graphql/nosuchapp?query=%7Bx%7D`);
