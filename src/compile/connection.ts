@@ -17,7 +17,7 @@ import { collectFields, subSelections } from './selection.js';
 import type { Fields } from './selection.js';
 import type { CompileState } from './state.js';
 import { dateTimeOut, jsonObject } from './values.js';
-import { joinMatch, wherePredicate } from './where.js';
+import { TRUE, joinMatch, wherePredicate } from './where.js';
 
 /** The rows a connection pages through. */
 export interface RowSource {
@@ -85,7 +85,12 @@ function fromClause(s: CompileState, source: RowSource, z: SqlFragment, j: SqlFr
 }
 
 function conditions(s: CompileState, source: RowSource, z: SqlFragment, where: unknown): SqlFragment[] {
-  return [source.parent(z), wherePredicate(s, source.target, z, where)];
+  return [source.parent(z), wherePredicate(s, source.target, z, where)].filter((c) => c !== TRUE);
+}
+
+/** `WHERE …` of the conditions, or nothing when there are none. */
+function whereClause(conds: readonly SqlFragment[]): SqlFragment {
+  return conds.length === 0 ? sql`` : sql` WHERE ${join(conds, sql` AND `)}`;
 }
 
 /** Whether rows of the filtered set lie at or beyond the cursor in the given direction. */
@@ -94,7 +99,7 @@ function existsBeyond(s: CompileState, source: RowSource, args: Record<string, u
   const z = s.alias();
   const j = s.alias('j');
   const conds = [...conditions(s, source, z, args.where), beyond(z, page.keys, page.cursor.values, page.cursor.nulls, reverse, true)];
-  return sql`EXISTS (SELECT 1 FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)})`;
+  return sql`EXISTS (SELECT 1 FROM ${fromClause(s, source, z, j)}${whereClause(conds)})`;
 }
 
 const JOIN_PREFIX = '$j.';
@@ -146,7 +151,7 @@ export function connection(s: CompileState, source: RowSource, args: Record<stri
     ? source.join.link.relation.joinFields.map((f) => sql`, ${j}.${ident(f.column)} AS ${ident(JOIN_PREFIX + f.name)}`)
     : [];
   const inner = sql`SELECT ${z}.*${join(joinColumns, sql``)}, row_number() OVER (ORDER BY ${ordered}) AS ${ident('$n')}
-    FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)} ORDER BY ${ordered} LIMIT ${page.size()} + 1`;
+    FROM ${fromClause(s, source, z, j)}${whereClause(conds)} ORDER BY ${ordered} LIMIT ${page.size()} + 1`;
   return sql`(SELECT ${object} FROM (${inner}) ${p})`;
 }
 
@@ -212,7 +217,7 @@ function aggregations(s: CompileState, source: RowSource, where: unknown, nodes:
     else throw new Error(`unknown aggregation ${fn}`);
   }
   const conds = conditions(s, source, z, where);
-  return sql`(SELECT ${jsonObject(pairs)} FROM ${fromClause(s, source, z, j)} WHERE ${join(conds, sql` AND `)})`;
+  return sql`(SELECT ${jsonObject(pairs)} FROM ${fromClause(s, source, z, j)}${whereClause(conds)})`;
 }
 
 function aggregate(s: CompileState, target: ModelType, z: SqlFragment, fn: 'min' | 'max' | 'sum' | 'avg', nodes: readonly FieldNode[]): SqlFragment {

@@ -22,7 +22,7 @@ const INT_MAX = 2147483647;
 /** The cursor of a row as SQL, from its key columns (the id last). */
 export function cursorSql(signature: string, keys: readonly SqlFragment[]): SqlFragment {
   const array = sql`json_build_array(${signature}::text, ${join(keys)})::text`;
-  return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\n', '-_')`;
+  return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
 }
 
 function parseRaw(cursor: unknown): unknown[] | undefined {

@@ -45,5 +45,5 @@ function shorten(text: string): string {
  * line breaks PostgreSQL inserts every 76 characters.
  */
 export function idSql(type: string, column: SqlFragment): SqlFragment {
-  return sql`translate(encode(convert_to(${literal(`${type}:`)} || ${column}::text, 'UTF8'), 'base64'), E'+/=\n', '-_')`;
+  return sql`translate(encode(convert_to(${literal(`${type}:`)} || ${column}::text, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
 }

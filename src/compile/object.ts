@@ -13,6 +13,7 @@ import type { RowSource } from './connection.js';
 import { findField } from './context.js';
 import { idSql } from './ids.js';
 import { collectFields, subSelections } from './selection.js';
+import { TRUE } from './where.js';
 import type { Fields } from './selection.js';
 import type { CompileState } from './state.js';
 import { dateTimeOut, jsonObject, valueOut } from './values.js';
@@ -93,7 +94,7 @@ function listRelation(s: CompileState, type: ModelType, row: SqlFragment, field:
   if (link.kind === 'heldBy') {
     source = { target: s.app.type(field.target), parent: (z) => sql`${z}.${ident(link.column)} = ${row}.id` };
   } else if (link.kind === 'join') {
-    source = { target: s.app.type(field.target), parent: () => sql`TRUE`, join: { link, row } };
+    source = { target: s.app.type(field.target), parent: () => TRUE, join: { link, row } };
   } else {
     throw new Error(`${type.name}.${field.name} is not a list relation`);
   }

@@ -14,6 +14,7 @@ import type { RequestValues } from './params.js';
 import { collectFields, subSelections } from './selection.js';
 import type { CompileState } from './state.js';
 import { jsonObject } from './values.js';
+import { TRUE } from './where.js';
 import { getNamedType } from 'graphql';
 
 /** `SELECT (<json>)::text`: the driver hands the text over without parsing it. */
@@ -79,7 +80,7 @@ export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragmen
       const def = objectType(s, 'Viewer').getFields()[name];
       if (!def) throw new Error(`no GraphQL field Viewer.${name}`);
       const args = readArguments(def.args, node.arguments, s.binder);
-      const source = { target: s.app.type(typeName), parent: () => sql`TRUE` };
+      const source = { target: s.app.type(typeName), parent: () => TRUE };
       pairs.push([key, connection(s, source, args, group, `viewer.${name}`, getNamedType(def.type).name)]);
     }
   }

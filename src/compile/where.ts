@@ -13,10 +13,12 @@ import { castOf, operandIn } from './values.js';
 
 type Args = Record<string, unknown>;
 
-const TRUE = sql`TRUE`;
+/** The predicate that filters nothing; callers leave it out of their WHERE clauses. */
+export const TRUE = sql`TRUE`;
 const FALSE = sql`FALSE`;
 
-function and(items: SqlFragment[]): SqlFragment {
+function and(all: SqlFragment[]): SqlFragment {
+  const items = all.filter((item) => item !== TRUE);
   if (items.length === 0) return TRUE;
   if (items.length === 1) return items[0] as SqlFragment;
   return sql`(${join(items, sql` AND `)})`;

@@ -1,0 +1,3 @@
+-- viewer
+SELECT (json_build_object('allPosts'::text, json_build_object('aggregations'::text, (SELECT json_build_object('count'::text, count(*), 'min'::text, json_build_object('rating'::text, min("t2"."rating"), 'publishedAt'::text, to_char(min("t2"."publishedAt") AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), 'max'::text, json_build_object('title'::text, max("t2"."title")), 'sum'::text, json_build_object('rating'::text, sum("t2"."rating")::double precision), 'avg'::text, json_build_object('rating'::text, avg("t2"."rating")::double precision)) FROM "app_goldenapp001"."Post" "t2" WHERE "t2"."publishedAt" >= $1::timestamptz))))::text AS v
+-- values: ["2017-01-01T00:00:00.000Z"]

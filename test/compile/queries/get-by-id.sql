@@ -1,0 +1,3 @@
+-- getPost
+SELECT ((SELECT json_build_object('id'::text, translate(encode(convert_to('Post:' || "t1".id::text, 'UTF8'), 'base64'), E'+/=\n', '-_'), 'title'::text, "t1"."title", 'createdAt'::text, to_char("t1"."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status'::text, "t1"."status", 'tags'::text, "t1"."tags", 'cover'::text, CASE WHEN jsonb_typeof("t1"."cover") = 'object' THEN json_build_object('url'::text, ("t1"."cover" -> 'url'), 'width'::text, ("t1"."cover" -> 'width')) END) FROM "app_goldenapp001"."Post" "t1" WHERE "t1".id = $1::uuid))::text AS v
+-- values: ["00000000-0000-4000-8000-000000000001"]
