@@ -42,8 +42,12 @@ export class AppRegistry {
   }
 
   async stop(): Promise<void> {
-    await this.#unlisten?.();
+    const unlisten = this.#unlisten;
     this.#unlisten = undefined;
+    this.#apps.clear();
+    this.#tokens.clear();
+    // The store may already be closing with the server; its listener goes with it then.
+    await unlisten?.().catch(() => undefined);
   }
 
   /** Forgets what is cached about an app, named by id or name (its schema, settings or tokens changed). */

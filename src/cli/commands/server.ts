@@ -88,7 +88,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         [
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
-          ...(demo ? [`  demo app "${DEMO_APP}"  ${demo}`] : []),
+          ...(demo ? [`  demo app "${DEMO_APP}"  ${demo}`, `  data API token  tessera token create ${DEMO_APP} <name>  (send as Authorization: Bearer <token>)`] : []),
           `  health          ${running.publicUrl}/healthz`,
           `  platform key    ${keyLocation(running)}`,
           '',
