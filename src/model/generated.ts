@@ -2,7 +2,7 @@
 // check that no two parts of a schema need the same name (or the same `allXs` root field).
 
 import type { ASTNode } from 'graphql';
-import { capitalize } from './names.js';
+import { capitalize, idColumn } from './names.js';
 import type { Report } from './problems.js';
 import { SCALARS, SYSTEM_FIELDS } from './types.js';
 import type { AppModel, ModelType } from './types.js';
@@ -60,10 +60,12 @@ export function isOwnName(entry: GeneratedName): boolean {
 /**
  * Every type name the generated API of `model` uses: the API's own names, then per @model type
  * X its own name, `XConnection … XSubscriptionPayload`, `CreateXInput … DeleteXPayload`,
- * `X<Field>WhereArgs` for each field (`id`, `createdAt`, `modifiedAt` included) and
- * `X<Field>Connection`/`X<Field>Edge` for each list relation field; per embedded type E: `E`,
- * `EInput`; per enum its name; per many-to-many relation R: `R`, `REdgeWhereArgs` and the
- * `AddToRConnection`, `UpdateRConnection`, `RemoveFromRConnection` inputs and payloads.
+ * `X<Field>WhereArgs` for each field (`id`, `createdAt`, `modifiedAt` included),
+ * `X<Field>IdWhereArgs` for each singular relation field and `X<Field>Connection`/
+ * `X<Field>Edge` for each list relation field; per embedded type E: `E`, `EInput`; per enum its
+ * name; per many-to-many relation R: `R`, `REdgeWhereArgs`, the `AddToRConnection`,
+ * `UpdateRConnection`, `RemoveFromRConnection` inputs and payloads, and `R<Join>WhereArgs` for
+ * each join field.
  */
 export function generatedNames(model: AppModel): GeneratedName[] {
   const names: GeneratedName[] = API_TYPE_NAMES.map((name) => ({ name, source: 'api' }));
@@ -78,6 +80,7 @@ export function generatedNames(model: AppModel): GeneratedName[] {
     const own = [R, `${R}EdgeWhereArgs`];
     for (const verb of ['AddTo', 'Update', 'RemoveFrom']) own.push(`${verb}${R}ConnectionInput`, `${verb}${R}ConnectionPayload`);
     names.push(...own.map((name) => ({ name, source: 'relation' as const, owner: R })));
+    for (const field of r.joinFields) names.push({ name: `${R}${capitalize(field.name)}WhereArgs`, source: 'relation', owner: R, field: field.name });
   }
   return names;
 }
@@ -88,7 +91,15 @@ function typeNames(type: ModelType): GeneratedName[] {
   const add = (name: string, field?: string) => names.push({ name, source: 'type', owner: X, ...(field === undefined ? {} : { field }) });
   for (const suffix of TYPE_SUFFIXES) add(`${X}${suffix}`);
   for (const verb of ['Create', 'Update', 'Delete']) add(`${verb}${X}Input`), add(`${verb}${X}Payload`);
-  for (const field of [...SYSTEM_FIELDS, ...type.fields.map((f) => f.name)]) add(`${X}${capitalize(field)}WhereArgs`, field);
+  for (const field of SYSTEM_FIELDS) add(`${X}${capitalize(field)}WhereArgs`, field);
+  const declared = new Set(type.fields.map((f) => f.name));
+  for (const field of type.fields) {
+    add(`${X}${capitalize(field.name)}WhereArgs`, field.name);
+    // A singular relation also filters on the related object's id: `authorId: PostAuthorIdWhereArgs`.
+    // A field already named `authorId` is reported as clashing with the relation's input instead.
+    const id = idColumn(field.name);
+    if (field.kind === 'relation' && !field.list && !declared.has(id)) add(`${X}${capitalize(id)}WhereArgs`, field.name);
+  }
   for (const field of type.fields) {
     if (field.kind === 'relation' && field.list) {
       add(`${X}${capitalize(field.name)}Connection`, field.name);
@@ -110,7 +121,7 @@ function describe(entry: GeneratedName): string {
     case 'enum':
       return `enum ${owner}`;
     case 'relation':
-      return `relation ${owner}`;
+      return entry.field === undefined ? `relation ${owner}` : `join field ${owner}.${entry.field}`;
     default: {
       const unreachable: never = entry.source;
       return unreachable;

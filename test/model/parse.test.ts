@@ -378,6 +378,7 @@ describe('generatedNames', () => {
       'modifiedAt:PostModifiedAtWhereArgs',
       'title:PostTitleWhereArgs',
       'author:PostAuthorWhereArgs',
+      'author:PostAuthorIdWhereArgs',
       'tags:PostTagsWhereArgs',
       'tags:PostTagsConnection',
       'tags:PostTagsEdge',

@@ -1,0 +1,31 @@
+// The schemas of recently used app versions, so a request does not rebuild its app's schema.
+// An app version never changes, so an entry never goes stale; the least recently used go first.
+
+import type { GraphQLSchema } from 'graphql';
+import type { AppModel } from '../model/index.js';
+import { buildAppSchema } from './buildAppSchema.js';
+
+/** How many app versions' schemas are kept. */
+export const SCHEMA_CACHE_SIZE = 200;
+
+// A Map iterates in insertion order: re-inserting on each hit keeps the least recently used first.
+const cache = new Map<string, GraphQLSchema>();
+
+/** The schema of app `appId` at `version` (whose model is `model`), built on first use. */
+export function appSchema(appId: string, version: number, model: AppModel): GraphQLSchema {
+  const key = `${appId}@${version}`;
+  const cached = cache.get(key);
+  if (cached) {
+    cache.delete(key);
+    cache.set(key, cached);
+    return cached;
+  }
+  const schema = buildAppSchema(model);
+  cache.set(key, schema);
+  while (cache.size > SCHEMA_CACHE_SIZE) {
+    const oldest = cache.keys().next();
+    if (oldest.done) break;
+    cache.delete(oldest.value);
+  }
+  return schema;
+}

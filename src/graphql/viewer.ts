@@ -1,0 +1,32 @@
+// `Viewer`: who is asking (`user`, null when anonymous) and the entry point to every type's
+// objects (`allPosts`, `allCities`, …), as seen with the caller's permissions.
+
+import { GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import type { GraphQLFieldConfigMap } from 'graphql';
+import { USER } from '../model/index.js';
+import { connectionArgs, connectionType } from './connections.js';
+import { modelObjectType } from './modelObjects.js';
+import type { TypeRegistry } from './registry.js';
+
+export function viewerType(reg: TypeRegistry): GraphQLObjectType {
+  return reg.named('Viewer', 'api:Viewer', () =>
+    new GraphQLObjectType({
+      name: 'Viewer',
+      description: 'The caller\'s view of the app: their user and every object they may read.',
+      fields: () => {
+        const fields: GraphQLFieldConfigMap<unknown, unknown> = {
+          id: { type: new GraphQLNonNull(GraphQLID) },
+          user: { type: modelObjectType(reg, USER), description: 'The logged-in user; null when anonymous.' },
+        };
+        for (const type of reg.model.types) {
+          fields[`all${type.plural}`] = {
+            type: connectionType(reg, type.name),
+            args: connectionArgs(reg, type.name),
+            description: `The ${type.name} objects the caller may read.`,
+          };
+        }
+        return fields;
+      },
+    }),
+  );
+}
