@@ -125,6 +125,9 @@ function fieldNameProblem(owner: OwnerKind, typeName: string, name: string, buil
   }
   if (builtins.some((f) => f.name === name)) return `Field ${typeName}.${name} is built in and cannot be redeclared`;
   if (name === 'clientMutationId') return `Field ${typeName}.${name}: the name clientMutationId is reserved for mutation inputs`;
+  if (['AND', 'OR', 'NOT'].includes(name)) return `Field ${typeName}.${name}: AND, OR and NOT are reserved for combining filters in where arguments`;
+  // Orderable fields become values of the XOrderByField enum, which GraphQL forbids these names.
+  if (['true', 'false', 'null'].includes(name)) return `Field ${typeName}.${name}: true, false and null cannot be field names`;
   return undefined;
 }
 
