@@ -70,7 +70,8 @@ function readPage(s: CompileState, target: ModelType, args: Record<string, unkno
     const raw = s.binder.shape(cursorArg, 'cursor');
     const cursorKeysOf = keys.map((k) => k.cursor);
     const argName = forward ? 'after' : 'before';
-    decodeCursor(raw, sig, cursorKeysOf, `${what}(${argName})`);
+    // The cursor is checked where it is bound: at once for a literal, per request for a
+    // variable. Refusing a variable here would cache the refusal for every cursor of its shape.
     const nulls = cursorShape(raw).split('').map((c) => c === 'n');
     const values = keys.map((_, i) => s.binder.param(cursorArg, (c) => decodeCursor(c, sig, cursorKeysOf, `${what}(${argName})`)[i]));
     page.cursor = { values, nulls };
