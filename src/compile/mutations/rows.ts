@@ -3,6 +3,7 @@
 // wins over a nested create), list relations filled by nested creates.
 
 import { badInput, notFound } from '../../errors/index.js';
+import { USER } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -28,9 +29,20 @@ function isGiven(v: unknown): boolean {
   return v !== undefined;
 }
 
+/** The built-in `User.username`: unique ignoring case, stored NFC-normalised. */
+function isUsername(type: ModelType, field: ValueField): boolean {
+  return type.name === USER && field.builtin && field.name === 'username';
+}
+
 async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
   const what = `${type.name}.${field.name}`;
   if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
+  if (isUsername(type, field) && typeof v === 'string') {
+    // One spelling per name: "é" typed precomposed or as e + accent is the same username.
+    const name = v.normalize('NFC');
+    if (name.trim().length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
+    return sql`${fieldIn(field, name, what)}::${castOf(field)}`;
+  }
   if (field.writeOnly && typeof v === 'string') {
     if (v.length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
     fieldIn(field, v, what);
