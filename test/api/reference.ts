@@ -189,12 +189,17 @@ export function orderProblem(rows: readonly Json[], keys: readonly OrderKey[]): 
 // ---------------------------------------------------------------------------------------------
 // where
 
-/** The start of the period a (possibly partial) ISO date-time names, in UTC milliseconds. */
+/**
+ * The start of the period a (possibly partial) ISO date-time names, in UTC milliseconds; no
+ * offset means UTC.
+ */
 export function instant(text: string): number {
-  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?)?)?(Z)?$/.exec(text);
+  const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?)?)?(Z|([+-])(\d{2}):(\d{2}))?$/.exec(text);
   if (!m) throw new Error(`not a date-time this reference reads: ${text}`);
   const n = (v: string | undefined, d = 0) => (v === undefined ? d : Number(v));
-  return Date.UTC(n(m[1]), n(m[2], 1) - 1, n(m[3], 1), n(m[4]), n(m[5]), n(m[6]), Number((m[7] ?? '').padEnd(3, '0')));
+  const local = Date.UTC(n(m[1]), n(m[2], 1) - 1, n(m[3], 1), n(m[4]), n(m[5]), n(m[6]), Number((m[7] ?? '').padEnd(3, '0')));
+  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (n(m[10]) * 60 + n(m[11])) * 60_000 : 0;
+  return local - offset;
 }
 
 /** SQL `ILIKE` for ASCII text (no escape characters in patterns). */
@@ -206,12 +211,15 @@ export function ilike(value: string, pattern: string): boolean {
   return new RegExp(`^${re}$`, 'is').test(value);
 }
 
-/** How the reference reads a field's values: as numbers (DateTime as instants) or as text. */
-export type FieldKind = 'number' | 'text' | 'boolean' | 'enum' | 'datetime';
+/**
+ * How the reference reads a field's values: numbers, text, booleans, enum names, DateTime (as
+ * instants), or `opaque` values that only `isNull` filters (JSON, lists, embedded values).
+ */
+export type FieldKind = 'number' | 'text' | 'boolean' | 'enum' | 'datetime' | 'opaque';
 
 function scalar(kind: FieldKind, v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  return kind === 'datetime' ? instant(String(v).replace(/Z$/, '')) : v;
+  return kind === 'datetime' ? instant(String(v)) : v;
 }
 
 function cmp(a: unknown, b: unknown): number {
@@ -231,6 +239,7 @@ export function fieldMatches(kind: FieldKind, value: unknown, ops: Record<string
       if ((v === null) !== raw) return false;
       continue;
     }
+    if (kind === 'opaque') throw new Error(`reference has no operator ${op} on JSON, lists or embedded values`);
     const operand = Array.isArray(raw) ? raw.map((x) => scalar(kind, x)) : scalar(kind, raw);
     const list = Array.isArray(operand) ? operand : [];
     const ok = ((): boolean => {
