@@ -140,8 +140,13 @@ export function compareKey(a: unknown, b: unknown, direction: 'ASC' | 'DESC'): n
   return direction === 'DESC' ? -c : c;
 }
 
+/** A row's value of an order field; ids order by the uuid inside them. */
+function orderValue(row: Json, field: string): unknown {
+  return field === 'id' ? uuidOf(row.id) : row[field];
+}
+
 /** Compares rows by the given keys only (0 for rows that tie on every key). */
-export function compareRows(keys: readonly OrderKey[], value: (row: Json, field: string) => unknown = (row, field) => row[field]) {
+export function compareRows(keys: readonly OrderKey[], value: (row: Json, field: string) => unknown = orderValue) {
   return (a: Json, b: Json): number => {
     for (const k of keys) {
       const c = compareKey(value(a, k.field), value(b, k.field), k.direction);
@@ -288,6 +293,18 @@ export function rowMatches(kinds: Readonly<Record<string, FieldKind>>, row: Json
     if (!kind) throw new Error(`reference has no field ${key}`);
     return fieldMatches(kind, row[key], arg as Record<string, unknown>);
   });
+}
+
+/** A value as a GraphQL literal: strings under a key in `enumFields` bare (enum values), the rest as JSON. */
+export function graphqlLiteral(v: unknown, enumFields: ReadonlySet<string>, enumContext = false): string {
+  if (Array.isArray(v)) return `[${v.map((x) => graphqlLiteral(x, enumFields, enumContext)).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k}: ${graphqlLiteral(x, enumFields, enumContext || enumFields.has(k))}`)
+      .join(', ')} }`;
+  }
+  if (enumContext && typeof v === 'string') return v;
+  return JSON.stringify(v);
 }
 
 /** Ids sorted, for comparing sets. */

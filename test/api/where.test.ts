@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp, startApiServer } from './harness.js';
 import type { Json, TestApp } from './harness.js';
-import { rowMatches, seed } from './reference.js';
+import { graphqlLiteral, rowMatches, seed } from './reference.js';
 import type { FieldKind } from './reference.js';
 
 const SCHEMA = `
@@ -62,14 +62,9 @@ const KINDS: Record<string, FieldKind> = {
 
 const ENUM_FIELDS = new Set(['color']);
 
-/** A filter as a GraphQL literal: enum operands bare, everything else as JSON. */
-function literal(v: unknown, enumContext = false): string {
-  if (Array.isArray(v)) return `[${v.map((x) => literal(x, enumContext)).join(', ')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${literal(x, enumContext || ENUM_FIELDS.has(k))}`).join(', ')} }`;
-  }
-  if (enumContext && typeof v === 'string') return v;
-  return JSON.stringify(v);
+/** A filter as a GraphQL literal. */
+function literal(v: unknown): string {
+  return graphqlLiteral(v, ENUM_FIELDS);
 }
 
 function code(body: Json): string | undefined {
