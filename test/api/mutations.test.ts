@@ -154,6 +154,38 @@ describe.each(STORE_KINDS)('createX (%s)', (kind) => {
     });
   });
 
+  it('honours @include and @skip in payloads and answers one payload field under two aliases', async () => {
+    const data = await app.data(
+      `mutation($yes: Boolean!) { createThing(input: { title: "directives", quantity: 2 }) {
+        a: changedThing { title }
+        b: changedThing { quantity }
+        c: changedThing @include(if: $yes) { id }
+        viewer @skip(if: $yes) { id }
+        clientMutationId @include(if: false)
+      } }`,
+      { yes: true },
+    );
+    expect(data.createThing).toEqual({ a: { title: 'directives' }, b: { quantity: 2 }, c: { id: expect.any(String) } });
+  });
+
+  it('lets exactly one of concurrent creates with the same unique value through; the others get CONFLICT', async () => {
+    const code = unique('race');
+    const username = unique('Racer');
+    const replies = await Promise.all([
+      ...Array.from({ length: 6 }, () => app.gql(CREATE_THING, { i: { title: 'race', code } })),
+      ...[username, username.toLowerCase(), username.toUpperCase()].map((u) =>
+        app.gql('mutation($u: String!) { createUser(input: { username: $u, password: "pw-123456" }) { changedUser { id } } }', { u })),
+    ]);
+    const things = replies.slice(0, 6);
+    const users = replies.slice(6);
+    for (const group of [things, users]) {
+      expect(group.filter((r) => r.body.errors === undefined)).toHaveLength(1);
+      for (const r of group.filter((r) => r.body.errors !== undefined)) expect(errorCode(r)).toBe('CONFLICT');
+    }
+    expect(await countOf(app, 'Thing', 'Things', { code: { eq: code } })).toBe(1);
+    expect(await countOf(app, 'User', 'Users', { username: { like: username } })).toBe(1);
+  });
+
   it('runs several create fields of one operation in order, each answering under its alias', async () => {
     const prefix = unique('multi');
     const data = await app.data(`mutation {
