@@ -26,7 +26,9 @@ export function cursorSql(signature: string, keys: readonly SqlFragment[]): SqlF
 }
 
 function parseRaw(cursor: unknown): unknown[] | undefined {
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 20000 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  // No length cap of its own: a cursor carries its row's key values, and an orderable Text (or a
+  // long String of multi-byte characters) makes a long one. The request body limit bounds it.
+  if (typeof cursor !== 'string' || cursor.length === 0 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed : undefined;

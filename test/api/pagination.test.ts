@@ -24,6 +24,7 @@ type Item @model {
 }
 type Other @model { title: String }
 type Row @model { n: Int! }
+type Doc @model { body: Text title: String }
 type User @model { displayName: String posts: [Post] @relation(name: "PostAuthor") }
 type Post @model { title: String! rating: Int author: User @relation(name: "PostAuthor") }
 `;
@@ -473,6 +474,33 @@ describe.each(STORE_KINDS)('connections (%s)', (kind) => {
       expect((await app.data(doc, { w: { color: { eq: 'RED' } } })).viewer.allItems.aggregations.count).toBe(all.filter((r) => r.color === 'RED').length);
       expect((await app.data(doc, { w: { color: { isNull: true } } })).viewer.allItems.aggregations.count).toBe(all.filter((r) => r.color === null).length);
       expect((await app.data(doc, {})).viewer.allItems.aggregations.count).toBe(all.length);
+    });
+  });
+
+  describe('long and multi-byte key values', () => {
+    beforeAll(async () => {
+      await seed(app, 'Doc', [
+        { body: `${'x'.repeat(16_000)}b`, title: '😀'.repeat(4900) },
+        { body: `${'x'.repeat(16_000)}a`, title: `${'😀'.repeat(4899)}é` },
+        { body: 'é😀', title: 'ü' },
+        { body: 'ü', title: null },
+        { body: null, title: 'a' },
+      ]);
+    });
+
+    it.each([
+      ['body', 'ASC'],
+      ['body', 'DESC'],
+      ['title', 'ASC'],
+      ['title', 'DESC'],
+    ])('cursors of %s %s page one row at a time both ways', async (field, direction) => {
+      const query: PageQuery = (args) => `query${pageVariables(args)} { viewer { allDocs(${args}, orderBy: { field: ${field}, direction: ${direction} }) {
+        edges { cursor node { id body title } } ${PAGE_INFO} } } }`;
+      const path = ['viewer', 'allDocs'];
+      const rows = (await fetchPage(app, query, path, 'first: 10')).nodes;
+      expect(rows).toHaveLength(5);
+      expect((await walk(app, query, path, 'forward', 1)).nodes).toEqual(rows);
+      expect((await walk(app, query, path, 'backward', 1)).nodes).toEqual(rows);
     });
   });
 
