@@ -93,6 +93,7 @@ export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragm
       if (list.length !== 2) throw badInput(`${what}: ${op} takes exactly two values, [from, to]`, { field: what });
       return list.map((item) => operandIn(field, item, what));
     });
+  const pattern = (v: unknown) => s.binder.param(v, (x) => likePattern(operandIn(field, x, what), what));
   const parts: SqlFragment[] = [];
   for (const [op, v] of Object.entries(arg)) {
     if (op === 'isNull') {
@@ -138,16 +139,28 @@ export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragm
         break;
       }
       case 'like':
-        parts.push(sql`${col} ILIKE ${one(v)}::text`);
+        parts.push(sql`${col} ILIKE ${pattern(v)}::text`);
         break;
       case 'notLike':
-        parts.push(sql`(${col} IS NULL OR ${col} NOT ILIKE ${one(v)}::text)`);
+        parts.push(sql`(${col} IS NULL OR ${col} NOT ILIKE ${pattern(v)}::text)`);
         break;
       default:
         throw new Error(`unknown operator ${op}`);
     }
   }
   return and(parts);
+}
+
+/**
+ * A `like` pattern as PostgreSQL reads it: `%` and `_` are wildcards and `\` escapes the next
+ * character (`a\%` matches "a%"), so a pattern ending in a lone `\` is refused here rather
+ * than failing in the database.
+ */
+function likePattern(pattern: unknown, what: string): unknown {
+  if (typeof pattern !== 'string') return pattern;
+  const trailing = pattern.length - pattern.replace(/\\+$/, '').length;
+  if (trailing % 2 === 1) throw badInput(`${what}: a like pattern cannot end with the escape character \\ (write \\\\ to match a backslash)`, { field: what });
+  return pattern;
 }
 
 /** eq / ne / in / notIn / isNull on an id expression (a uuid column or subquery). */

@@ -66,7 +66,8 @@ const thingValues = fc.record({
 type Where = Record<string, unknown>;
 type Op = [string, unknown];
 
-const pattern = fc.array(fc.constantFrom('a', 'b', 'A', 'B', '%', '_'), { maxLength: 4 }).map((cs) => cs.join(''));
+/** like patterns: wildcards, and escaped `%` and `_` that match themselves. */
+const pattern = fc.array(fc.constantFrom('a', 'b', 'A', 'B', '%', '_', '\\%', '\\_'), { maxLength: 4 }).map((cs) => cs.join(''));
 const dateOperand = fc.constantFrom('2017', '2017-03', '2017-03-05', '2017-03-05T10:00', '2016-12-31T23:59:59.999', '2018', ...DATES);
 const isNull: fc.Arbitrary<Op> = fc.boolean().map((b) => ['isNull', b]);
 

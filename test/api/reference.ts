@@ -207,12 +207,22 @@ export function instant(text: string): number {
   return local - offset;
 }
 
-/** SQL `ILIKE` for ASCII text (no escape characters in patterns). */
+/** SQL `ILIKE` for ASCII text: `%` and `_` wildcards, `\` escapes the next character. */
 export function ilike(value: string, pattern: string): boolean {
-  const re = pattern
-    .split('')
-    .map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
+  let re = '';
+  for (let i = 0; i < pattern.length; i += 1) {
+    let c = pattern[i] as string;
+    if (c === '%') re += '.*';
+    else if (c === '_') re += '.';
+    else {
+      if (c === '\\') {
+        i += 1;
+        c = pattern[i] ?? '';
+        if (c === '') throw new Error(`pattern ends with an escape: ${pattern}`);
+      }
+      re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+  }
   return new RegExp(`^${re}$`, 'is').test(value);
 }
 

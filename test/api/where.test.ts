@@ -110,6 +110,7 @@ const CASES: Record<string, Case[]> = {
     [{ title: { in: ['Alpha', 'beta'] } }, 'ab'],
     [{ title: { notIn: ['Alpha', 'beta'] } }, 'cdefgh'],
     [{ title: { ne: 'Alpha' } }, 'bcdefgh'],
+    [{ title: { like: 'B\\_TA' } }, 'h'],
   ],
   'Text': [
     [{ notes: { eq: 'x' } }, 'h'],
@@ -124,6 +125,12 @@ const CASES: Record<string, Case[]> = {
     [{ notes: { notIn: ['', 'x'] } }, 'abcdeg'],
     [{ notes: { isNull: true } }, 'd'],
     [{ notes: { isNull: false, like: '%e%' } }, 'abce'],
+    // A backslash escapes the next character of a pattern.
+    [{ notes: { like: '%\\_%' } }, 'be'],
+    [{ notes: { notLike: '%\\_%' } }, 'acdfgh'],
+    [{ notes: { like: '%\\%' } }, 'g'],
+    [{ notes: { like: '%\\%%' } }, 'cg'],
+    [{ notes: { like: '%\\\\%' } }, ''],
   ],
   'ID (a value field)': [
     [{ code: { eq: 'B2' } }, 'bh'],
@@ -267,6 +274,8 @@ describe.each(STORE_KINDS)('where (%s)', (kind) => {
       ['notBetween with one value', { seenAt: { notBetween: ['2017'] } }],
       ['a NUL character', { name: { eq: 'a\u0000b' } }],
       ['a NUL character in a pattern', { title: { like: '%\u0000%' } }],
+      ['a like pattern ending in a lone escape character', { title: { like: 'a\\' } }],
+      ['a notLike pattern ending in a lone escape character', { notes: { notLike: '%\\\\\\' } }],
     ])('%s is BAD_USER_INPUT', async (_, where) => {
       const asVariable = await app.gql('query($w: ItemWhereArgs) { viewer { allItems(where: $w) { edges { node { key } } } } }', { w: where });
       expect(code(asVariable.body)).toBe('BAD_USER_INPUT');
