@@ -38,7 +38,24 @@ function readValue(node: ValueNode, type: GraphQLInputType, binder: Binder): unk
     }
     return out;
   }
-  return valueFromAST(node, t);
+  // A leaf literal may still hold variables (a JSON value `{ a: [1, $v] }`): its value then
+  // depends on them as a whole.
+  const variables: Record<string, unknown> = {};
+  for (const name of variablesIn(node)) variables[name] = binder.shape(new VarRef(name), 'value');
+  return valueFromAST(node, t, variables);
+}
+
+function variablesIn(node: ValueNode): string[] {
+  switch (node.kind) {
+    case Kind.VARIABLE:
+      return [node.name.value];
+    case Kind.LIST:
+      return node.values.flatMap(variablesIn);
+    case Kind.OBJECT:
+      return node.fields.flatMap((f) => variablesIn(f.value));
+    default:
+      return [];
+  }
 }
 
 /**

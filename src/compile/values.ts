@@ -110,14 +110,33 @@ function scalarIn(name: ScalarName, v: unknown, what: string): unknown {
   }
 }
 
+/** Checks one element of a field's value (an embedded value's own fields included). */
+function checkElement(c: OutputContext, field: ValueField, v: unknown, what: string): void {
+  if (v === null || v === undefined) return;
+  const t = field.type;
+  if (t.kind === 'embedded') {
+    const embedded = c.embedded(t.name);
+    const object = v as Record<string, unknown>;
+    for (const f of embedded.fields) checkValue(c, f, object[f.name], `${what}.${f.name}`);
+    return;
+  }
+  if (t.kind === 'scalar') scalarIn(t.name, v, what);
+}
+
+function checkValue(c: OutputContext, field: ValueField, v: unknown, what: string): void {
+  if (field.list && Array.isArray(v)) v.forEach((item) => checkElement(c, field, item, what));
+  else checkElement(c, field, v, what);
+}
+
 /**
  * A field's input value as a bound parameter value: text for scalars (DateTime already
- * normalised by its scalar), JSON text for JSON, embedded values and lists.
+ * normalised by its scalar), JSON text for JSON, embedded values and lists. Strings are
+ * checked at every depth (NUL, and the String length limit).
  */
-export function fieldIn(field: ValueField, v: unknown, what: string): unknown {
+export function fieldIn(c: OutputContext, field: ValueField, v: unknown, what: string): unknown {
   if (v === null || v === undefined) return null;
   if (field.list || field.type.kind === 'embedded') {
-    checkJson(v, what);
+    checkValue(c, field, v, what);
     if (field.list && !Array.isArray(v)) return JSON.stringify([v]);
     return JSON.stringify(v);
   }

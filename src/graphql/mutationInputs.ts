@@ -3,7 +3,7 @@
 
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
 import type { GraphQLInputFieldConfig, GraphQLInputFieldConfigMap } from 'graphql';
-import { idColumn } from '../model/index.js';
+import { idColumn, isManagedField } from '../model/index.js';
 import type { ValueField } from '../model/index.js';
 import type { TypeRegistry } from './registry.js';
 import { valueInputType } from './valueTypes.js';
@@ -26,6 +26,7 @@ export function createInputType(reg: TypeRegistry, typeName: string): GraphQLInp
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = {};
         for (const field of type.fields) {
+          if (isManagedField(field)) continue;
           if (field.kind === 'value') {
             fields[field.name] = { type: valueInputType(reg, field, mustBeGiven(field)) };
           } else if (!field.list) {
@@ -58,6 +59,7 @@ export function updateInputType(reg: TypeRegistry, typeName: string): GraphQLInp
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = { id: { type: new GraphQLNonNull(GraphQLID) } };
         for (const field of type.fields) {
+          if (isManagedField(field)) continue;
           if (field.kind === 'value') fields[field.name] = { type: valueInputType(reg, field, false) };
           else if (!field.list) {
             fields[idColumn(field.name)] = { type: GraphQLID, description: `The id of the ${field.target} to relate to; \`""\` removes the association.` };

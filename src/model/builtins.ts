@@ -54,3 +54,8 @@ export function builtinJoinFields(relation: string): ValueField[] {
 export function builtinEnum(): EnumType {
   return { name: ACCESS_LEVEL, values: ['admin', 'readwrite', 'readonly'], builtin: true };
 }
+
+/** Built-in fields the server maintains and no input may set (`User.lastLogin`). */
+export function isManagedField(field: Field): boolean {
+  return field.kind === 'value' && field.builtin && field.name === 'lastLogin';
+}

@@ -1,7 +1,8 @@
 // How failures become what a client sees: GraphQL-shaped `{ errors }` bodies with a stable
 // code. TesseraErrors and the framework's own request errors are shown; anything else is masked.
 
-import type { GraphQLError, GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from 'graphql';
+import type { GraphQLFormattedError } from 'graphql';
 import { TesseraError, isTesseraError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 
@@ -55,8 +56,9 @@ export function errorResponse(err: unknown, requestId: string, bodyLimit: number
 
 /**
  * Formats errors of a GraphQL result. Errors graphql-js raised itself (syntax, validation,
- * variable coercion) carry no original error and are shown; a resolver's TesseraError keeps its
- * code and extensions; any other resolver failure is masked and handed to `onInternal`.
+ * variable coercion) are shown: they carry no original error, or a GraphQLError (a scalar
+ * refusing a value); a resolver's TesseraError keeps its code and extensions; any other
+ * failure is masked and handed to `onInternal`.
  */
 export function formatGraphQLError(
   error: GraphQLError,
@@ -69,7 +71,7 @@ export function formatGraphQLError(
     ...(error.locations ? { locations: error.locations } : {}),
     ...(error.path ? { path: error.path } : {}),
   };
-  if (original === undefined || original === null) {
+  if (original === undefined || original === null || (original instanceof GraphQLError && !isTesseraError(original))) {
     return { message: error.message, ...where, extensions: { ...error.extensions, code: requestCode } };
   }
   if (isTesseraError(original)) {

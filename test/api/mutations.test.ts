@@ -219,7 +219,8 @@ describe.each(STORE_KINDS)('createX (%s)', (kind) => {
     expect(ok.createThing.changedThing.label).toHaveLength(10_000);
     expect(ok.createThing.changedThing.body).toHaveLength(20_000);
     const long = 'x'.repeat(10_001);
-    for (const input of [{ title, label: long }, { title: long }, { title, ref: long }]) {
+    const inside: Json[] = [{ tags: ['ok', long] }, { address: { city: long } }, { addresses: [{ city: 'a', spots: [], street: long }] }];
+    for (const input of [{ title, label: long }, { title: long }, { title, ref: long }, ...inside.map((extra) => ({ title, ...extra }))]) {
       const reply = await app.gql(CREATE_THING, { i: input });
       expect(errorCode(reply, 'createThing'), Object.keys(input).join()).toBe('BAD_USER_INPUT');
     }
@@ -244,6 +245,37 @@ describe.each(STORE_KINDS)('createX (%s)', (kind) => {
     const titleNul = await app.gql(CREATE_THING, { i: { title: `${title}\u0000` } });
     expect(errorCode(titleNul, 'createThing')).toBe('BAD_USER_INPUT');
     expect(await countOf(app, 'Thing', 'Things', { title: { like: `${title}%` } })).toBe(0);
+  });
+
+  it('answers variables the scalars refuse with BAD_USER_INPUT, not an internal error', async () => {
+    const cases: [string, Json][] = [
+      ['mutation($d: DateTime) { createThing(input: { title: "v", at: $d }) { changedThing { id } } }', { d: 'yesterday' }],
+      ['mutation($q: Int) { createThing(input: { title: "v", quantity: $q }) { changedThing { id } } }', { q: 'many' }],
+      ['mutation($m: Mood) { createThing(input: { title: "v", mood: $m }) { changedThing { id } } }', { m: 'ANGRY' }],
+      [CREATE_THING, { i: { label: 'no title' } }],
+      [CREATE_THING, { i: { title: 't', bogus: 1 } }],
+      ['query($d: DateTime) { viewer { allThings(where: { at: { eq: $d } }) { edges { node { id } } } } }', { d: '2017-13' }],
+    ];
+    for (const [query, variables] of cases) {
+      const reply = await app.gql(query, variables);
+      expect(reply.status, JSON.stringify(variables)).toBe(200);
+      expect(reply.body.data, JSON.stringify(variables)).toBeUndefined();
+      expect(reply.body.errors[0].extensions.code, JSON.stringify(variables)).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('reads variables inside a JSON literal', async () => {
+    const data = await app.data('mutation($v: Int, $s: String) { createThing(input: { title: "lit", data: { a: [1, "x", $v], s: $s } }) { changedThing { data } } }', { v: 42, s: 'y' });
+    expect(data.createThing.changedThing.data).toEqual({ a: [1, 'x', 42], s: 'y' });
+    const again = await app.data('mutation($v: Int, $s: String) { createThing(input: { title: "lit", data: { a: [1, "x", $v], s: $s } }) { changedThing { data } } }', { v: 7, s: 'z' });
+    expect(again.createThing.changedThing.data).toEqual({ a: [1, 'x', 7], s: 'z' });
+  });
+
+  it('leaves lastLogin to the server: no create or update input sets it', async () => {
+    const reply = await app.gql('mutation { createUser(input: { username: "ll", password: "pw-123456", lastLogin: "2017" }) { changedUser { id } } }');
+    expect(reply.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const user = await app.data('mutation { createUser(input: { username: "ll2", password: "pw-123456" }) { changedUser { id lastLogin } } }');
+    expect(user.createUser.changedUser.lastLogin).toBeNull();
   });
 
   it('refuses an input without a required field at validation', async () => {

@@ -187,7 +187,7 @@ describe.each(STORE_KINDS)('management API (%s store)', (kind) => {
     const refused = await jsonOf(anonymous);
     expect(refused.data).toEqual({ viewer: null });
     expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
-    const token = (await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { input: { appId, name: 'data' } })).body.data.createAdminToken.token;
+    const token = (await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId, name: 'data' } })).body.data.createAdminToken.token;
     const allowed = await jsonOf(await ask({ authorization: `Bearer ${token}` }));
     expect(allowed).toEqual({ data: { viewer: { id: expect.any(String) } } });
     const forged = await ask({ authorization: 'Bearer tat_forged' });

@@ -41,14 +41,14 @@ async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unk
     // One spelling per name: "é" typed precomposed or as e + accent is the same username.
     const name = v.normalize('NFC');
     if (name.trim().length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
-    return sql`${fieldIn(field, name, what)}::${castOf(field)}`;
+    return sql`${fieldIn(w.app, field, name, what)}::${castOf(field)}`;
   }
   if (field.writeOnly && typeof v === 'string') {
     if (v.length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
-    fieldIn(field, v, what);
+    fieldIn(w.app, field, v, what);
     return sql`${await w.hooks.hashPassword(v)}::text`;
   }
-  return sql`${fieldIn(field, v, what)}::${castOf(field)}`;
+  return sql`${fieldIn(w.app, field, v, what)}::${castOf(field)}`;
 }
 
 /** The uuid of the object a `<relation>Id` input names; "" and null mean none. */

@@ -131,7 +131,7 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
     .filter((f) => input[f.name] !== undefined)
     .map((f) => {
       if (input[f.name] === null && f.required) throw badInput(`${relation.name}.${f.name} cannot be null`, { field: f.name });
-      return { column: ident(f.column), value: sql`${fieldIn(f, input[f.name], `${relation.name}.${f.name}`)}::${castOf(f)}` };
+      return { column: ident(f.column), value: sql`${fieldIn(w.app, f, input[f.name], `${relation.name}.${f.name}`)}::${castOf(f)}` };
     });
   let joinId: string | undefined;
   if (kind === 'addEdge') {
