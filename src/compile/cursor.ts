@@ -57,8 +57,11 @@ function keyValue(v: unknown, key: CursorKey): unknown {
       return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
     case 'boolean':
       return typeof v === 'boolean' ? v : undefined;
-    case 'timestamp':
-      return typeof v === 'string' ? normalizeDateTime(v) : undefined;
+    case 'timestamp': {
+      // PostgreSQL has no year 0: a forged position there would fail in the database.
+      const iso = typeof v === 'string' ? normalizeDateTime(v) : undefined;
+      return iso?.startsWith('0000-') ? undefined : iso;
+    }
     default: {
       const never: never = key.kind;
       throw new Error(`unknown key kind ${String(never)}`);

@@ -290,6 +290,20 @@ describe.each(STORE_KINDS)('connections (%s)', (kind) => {
       expect(elsewhere.errors).toBeUndefined();
     });
 
+    it('a forged position outside what the key can hold is BAD_USER_INPUT', async () => {
+      const bySeen: OrderKey[] = [{ field: 'seenAt', direction: 'ASC' }];
+      const good = (await fetchPage(app, items(bySeen), ITEMS_PATH, 'first: 1')).cursors[0] as string;
+      const [signature, , id] = inside(good);
+      for (const at of ['0000-01-01T00:00:00.000Z', '0000-06-01T00:00:00+00:00', '10000-01-01T00:00:00Z', '2017-02-30T00:00:00Z', 'soon', 5]) {
+        expect(code(await after(wrap([signature, at, id]), bySeen)), JSON.stringify(at)).toBe('BAD_USER_INPUT');
+      }
+      expect((await after(wrap([signature, '0001-01-01T00:00:00+00:00', id]), bySeen)).errors).toBeUndefined();
+      const [scoreSignature] = inside(cursors[0] as string);
+      for (const n of [2147483648, -2147483649, 1.5, '1', true]) {
+        expect(code(await after(wrap([scoreSignature, n, id]))), JSON.stringify(n)).toBe('BAD_USER_INPUT');
+      }
+    });
+
     it('a cursor of another type\'s connection is BAD_USER_INPUT', async () => {
       const other = (await app.data('{ viewer { allOthers(first: 1) { edges { cursor } } } }')).viewer.allOthers.edges[0].cursor;
       expect(code(await after(other, []))).toBe('BAD_USER_INPUT');
