@@ -21,7 +21,12 @@ type Item @model {
   seenAt: DateTime
   color: Color
   notes: Text
+  tags: [Tag] @relation(name: "ItemTags")
 }
+type Tag @model { name: String! items: [Item] @relation(name: "ItemTags") }
+type ItemTags @join(relation: "ItemTags") { rank: Int }
+type Person @model { name: String! friends: [Person] @relation(name: "Knows") }
+type Knows @join(relation: "Knows") { since: Int }
 type Other @model { title: String }
 type Row @model { n: Int! }
 type Doc @model { body: Text title: String }
@@ -488,6 +493,84 @@ describe.each(STORE_KINDS)('connections (%s)', (kind) => {
       expect((await app.data(doc, { w: { color: { eq: 'RED' } } })).viewer.allItems.aggregations.count).toBe(all.filter((r) => r.color === 'RED').length);
       expect((await app.data(doc, { w: { color: { isNull: true } } })).viewer.allItems.aggregations.count).toBe(all.filter((r) => r.color === null).length);
       expect((await app.data(doc, {})).viewer.allItems.aggregations.count).toBe(all.length);
+    });
+  });
+
+  describe('many-to-many connections', () => {
+    let tags: Json[];
+    let people: Json[];
+    /** Items linked to each tag, by index into `all`, with the edge's rank. */
+    const LINKS: Record<string, [number, number | null][]> = {
+      t1: [[0, 3], [2, null], [4, 1], [5, 3], [7, null], [9, 2], [11, 3], [13, 1], [20, 5], [23, null]],
+      t2: [[2, 7], [3, 8], [4, null]],
+      t3: [],
+    };
+    /** Who knows whom (one edge serves both ends), with `since`; p0 knows itself. */
+    const KNOWS: [number, number, number | null][] = [[0, 1, 2001], [2, 0, null], [0, 3, 2003], [4, 5, 2005], [0, 0, 2000], [3, 2, 1999]];
+
+    beforeAll(async () => {
+      tags = await seed(app, 'Tag', Object.keys(LINKS).map((name) => ({ name })), 'id name');
+      const edges = tags.flatMap((tag) => (LINKS[tag.name] ?? []).map(([i, rank]) => ({ itemId: all[i].id, tagId: tag.id, rank })));
+      for (let start = 0; start < edges.length; start += 20) {
+        const chunk = edges.slice(start, start + 20);
+        const defs = chunk.map((_, i) => `$e${i}: AddToItemTagsConnectionInput!`).join(', ');
+        const fields = chunk.map((_, i) => `e${i}: addToItemTagsConnection(input: $e${i}) { changedItemTags { rank } }`).join('\n');
+        await app.data(`mutation(${defs}) { ${fields} }`, Object.fromEntries(chunk.map((e, i) => [`e${i}`, e])));
+      }
+      people = await seed(app, 'Person', Array.from({ length: 6 }, (_, i) => ({ name: `p${i}` })), 'id name');
+      const knows = KNOWS.map(([a, b, since], i) => `k${i}: addToKnowsConnection(input: { person1Id: "${people[a].id}", person2Id: "${people[b].id}", since: ${since ?? 'null'} }) { changedKnows { since } }`);
+      await app.data(`mutation { ${knows.join('\n')} }`);
+    });
+
+    it('each parent pages through its own edges both ways, join fields on the edges', async () => {
+      const keys: OrderKey[] = [{ field: 'score', direction: 'DESC' }, { field: 'label', direction: 'ASC' }];
+      for (const tag of tags) {
+        const links = LINKS[tag.name] ?? [];
+        const linked = links.map(([i]) => all[i]);
+        const rankOf = new Map(links.map(([i, rank]) => [all[i].id as string, rank]));
+        const query: PageQuery = (args) => `query${pageVariables(args, '$id: ID!')} { getTag(id: $id) { items(${args}, orderBy: ${orderLiteral(keys)}) {
+          edges { cursor rank node { ${ITEM_FIELDS} } } ${PAGE_INFO} } } }`;
+        const rows = (await fetchPage(app, query, ['getTag', 'items'], 'first: 100', { id: tag.id })).nodes;
+        expect(expectedOrders(linked, keys), tag.name).toContainEqual(rows);
+        for (const [direction, size] of [['forward', 3], ['backward', 4], ['forward', 1]] as const) {
+          const walked = await walk(app, query, ['getTag', 'items'], direction, size, undefined, { id: tag.id });
+          expect(walked.nodes, `${tag.name} ${direction} ${size}`).toEqual(rows);
+        }
+        const withRanks = await app.data(`query($id: ID!) { getTag(id: $id) { items(first: 100) { edges { rank node { id } } aggregations { count max { score } } } } }`, { id: tag.id });
+        expect(withRanks.getTag.items.edges.map((e: Json) => [e.node.id, e.rank]).sort(), tag.name).toEqual([...rankOf.entries()].sort());
+        expect(withRanks.getTag.items.aggregations.count, tag.name).toBe(links.length);
+        const scores = linked.map((r) => r.score).filter((v) => v !== null);
+        expect(withRanks.getTag.items.aggregations.max.score, tag.name).toBe(scores.length ? Math.max(...scores) : null);
+      }
+    });
+
+    it('the far side of the relation pages the same edges', async () => {
+      const item = all[2];
+      const data = await app.data(`query($id: ID!) { getItem(id: $id) { tags(first: 1, orderBy: { field: name }) { edges { rank node { name } } pageInfo { hasNextPage endCursor } } } }`, { id: item.id });
+      expect(data.getItem.tags.edges).toEqual([{ rank: null, node: { name: 't1' } }]);
+      expect(data.getItem.tags.pageInfo.hasNextPage).toBe(true);
+      const next = await app.data(`query($id: ID!, $c: String) { getItem(id: $id) { tags(first: 1, after: $c, orderBy: { field: name }) { edges { rank node { name } } pageInfo { hasNextPage hasPreviousPage } } } }`, { id: item.id, c: data.getItem.tags.pageInfo.endCursor });
+      expect(next.getItem.tags).toEqual({ edges: [{ rank: 7, node: { name: 't2' } }], pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+    });
+
+    it('a self relation pages through the edges of both ends, each once', async () => {
+      const friendsOf = (i: number) =>
+        KNOWS.filter(([a, b]) => a === i || b === i)
+          .map(([a, b, since]) => [`p${a === i ? b : a}`, since] as const)
+          .sort();
+      for (const person of people) {
+        const i = Number(String(person.name).slice(1));
+        const query: PageQuery = (args) => `query${pageVariables(args, '$id: ID!')} { getPerson(id: $id) { friends(${args}, orderBy: { field: name, direction: DESC }) {
+          edges { cursor since node { id name } } ${PAGE_INFO} } } }`;
+        const expected = friendsOf(i).map(([name]) => name).sort().reverse();
+        for (const [direction, size] of [['forward', 1], ['backward', 2]] as const) {
+          const walked = await walk(app, query, ['getPerson', 'friends'], direction, size, undefined, { id: person.id });
+          expect(walked.nodes.map((n) => n.name), `${person.name} ${direction}`).toEqual(expected);
+        }
+        const edges = await app.data(`query($id: ID!) { getPerson(id: $id) { friends { edges { since node { name } } aggregations { count } } } }`, { id: person.id });
+        expect(edges.getPerson.friends.edges.map((e: Json) => [e.node.name, e.since]).sort(), person.name).toEqual(friendsOf(i));
+        expect(edges.getPerson.friends.aggregations.count, person.name).toBe(friendsOf(i).length);
+      }
     });
   });
 
