@@ -267,6 +267,24 @@ describe.each(STORE_KINDS)('where (%s)', (kind) => {
     });
   });
 
+  it('createdAt and modifiedAt filter as DateTime', async () => {
+    const rows = (await app.data('{ viewer { allItems(orderBy: { field: key }) { edges { node { key createdAt modifiedAt } } } } }')).viewer.allItems.edges.map((e: Json) => e.node);
+    const times = [...new Set(rows.map((r: Json) => r.createdAt as string))].sort();
+    const middle = times[Math.floor(times.length / 2)] as string;
+    const keys = (test: (t: string) => boolean) => rows.filter((r: Json) => test(r.createdAt)).map((r: Json) => r.key).join('');
+    expect(await keysOf({ createdAt: { gte: middle } })).toBe(keys((t) => t >= middle));
+    expect(await keysOf({ createdAt: { lt: middle } })).toBe(keys((t) => t < middle));
+    expect(await keysOf({ createdAt: { eq: middle } })).toBe(keys((t) => t === middle));
+    expect(await keysOf({ createdAt: { ne: middle } })).toBe(keys((t) => t !== middle));
+    expect(await keysOf({ createdAt: { in: [middle, '2001'] } })).toBe(keys((t) => t === middle));
+    expect(await keysOf({ createdAt: { between: ['2001', middle] } })).toBe(keys((t) => t <= middle));
+    expect(await keysOf({ createdAt: { notBetween: ['2001', middle] } })).toBe(keys((t) => t > middle));
+    expect(await keysOf({ createdAt: { gt: '2001' } })).toBe('abcdefgh');
+    expect(await keysOf({ createdAt: { isNull: true } })).toBe('');
+    expect(await keysOf({ modifiedAt: { gte: '2001', lt: '3000' } })).toBe('abcdefgh');
+    expect(await keysOf({ modifiedAt: { isNull: false }, NOT: { modifiedAt: { lt: '2001-06' } } })).toBe('abcdefgh');
+  });
+
   describe('operand errors', () => {
     it.each([
       ['between with one value', { score: { between: [1] } }],
@@ -456,6 +474,14 @@ describe.each(STORE_KINDS)('where (%s)', (kind) => {
       expect(data.getUser.rated.edges.map((e: Json) => e.node.title)).toEqual(['GraphQL intro']);
       const labels = await app.data(`query($id: ID!) { getPost(id: $id) { labels(where: { name: { ne: "food" } }) { edges { node { name } weight } } } }`, { id: ids['GraphQL intro'] });
       expect(labels.getPost.labels.edges).toEqual([{ node: { name: 'tech' }, weight: 10 }]);
+      const doc = `query($r: Int, $l: String) { viewer { allUsers(orderBy: { field: username }) { edges { node { username
+        posts(where: { rating: { gte: $r }, labels: { node: { name: { like: $l } } } }, orderBy: { field: title }) { edges { node { title } } } } } } } }`;
+      const run = async (v: Record<string, unknown>) =>
+        Object.fromEntries((await app.data(doc, v)).viewer.allUsers.edges.map((e: Json) => [e.node.username, e.node.posts.edges.map((p: Json) => p.node.title)]));
+      expect(await run({ r: 4 })).toEqual({ ann: ['GraphQL intro'], bob: [], cid: [] });
+      expect(await run({ l: 'f%' })).toEqual({ ann: ['GraphQL intro'], bob: ['Cooking'], cid: [] });
+      expect(await run({ r: 1, l: 'T%' })).toEqual({ ann: ['GraphQL intro', 'SQL deep dive'], bob: [], cid: [] });
+      expect(await run({})).toEqual({ ann: ['GraphQL intro', 'SQL deep dive'], bob: ['Cooking'], cid: [] });
     });
   });
 
