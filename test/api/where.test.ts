@@ -301,7 +301,9 @@ describe.each(STORE_KINDS)('where (%s)', (kind) => {
       expect(code(asLiteral.body)).toBe('BAD_USER_INPUT');
     });
 
-    it('a DateTime literal that is not ISO 8601 is refused', async () => {
+    it('a DateTime operand that is not ISO 8601 is refused', async () => {
+      const asVariable = await app.gql('query($d: DateTime) { viewer { allItems(where: { seenAt: { gt: $d } }) { edges { node { key } } } } }', { d: 'yesterday' });
+      expect(code(asVariable.body)).toBe('BAD_USER_INPUT');
       const asLiteral = await app.gql('{ viewer { allItems(where: { seenAt: { gt: "2017-13" } }) { edges { node { key } } } } }');
       expect(code(asLiteral.body)).toBe('GRAPHQL_VALIDATION_FAILED');
     });
