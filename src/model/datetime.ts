@@ -27,8 +27,9 @@ export function normalizeDateTime(text: string): string | undefined {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute - offsetMinutes, second, millis);
   const iso = date.toISOString();
-  // Offsets can carry a date outside 0000–9999, which has no four-digit form.
-  return /^\d{4}-/.test(iso) ? iso : undefined;
+  // Offsets can carry a date outside 0001–9999, which has no four-digit form; year 0000 (1 BC)
+  // is refused too, as PostgreSQL refuses it.
+  return /^\d{4}-/.test(iso) && !iso.startsWith('0000') ? iso : undefined;
 }
 
 function daysIn(year: number, month: number): number {
