@@ -2,7 +2,8 @@
 // GraphQL schema requests are validated against, and where its tables live.
 
 import type { GraphQLSchema } from 'graphql';
-import type { AppModel, AppSettings, EmbeddedType, Field, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
+import { relationLink } from '../model/index.js';
+import type { AppModel, AppSettings, EmbeddedType, Field, Link, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { appSchemaName } from '../store/index.js';
@@ -15,14 +16,7 @@ export interface AppVersion {
   schema: GraphQLSchema;
 }
 
-/** One side of a relation as seen from a relation field: the storage it goes through. */
-export type Link =
-  /** This type's row holds the other's id in `column` (many side, or owning one-to-one side). */
-  | { kind: 'holds'; column: string }
-  /** The target's rows hold this row's id in `column` (list side of one-to-many, or the other one-to-one side). */
-  | { kind: 'heldBy'; column: string }
-  /** A join table: this row's id in `self`, the target's in `other`; `both` for a self relation seen from its own field. */
-  | { kind: 'join'; relation: Relation; table: string; self: string; other: string; selfEnd: 0 | 1; symmetric: boolean };
+export type { Link } from '../model/index.js';
 
 export interface ModelIndex {
   types: Map<string, ModelType>;
@@ -71,18 +65,7 @@ export class AppContext {
 
   /** How the relation field `field` of `type` reaches its target's rows. */
   link(type: ModelType, field: RelationField): Link {
-    const relation = this.relation(field.relation);
-    const storage = relation.storage;
-    if (storage.kind === 'foreignKey') {
-      const holder = relation.ends[0];
-      return holder.type === type.name && holder.field === field.name
-        ? { kind: 'holds', column: storage.column }
-        : { kind: 'heldBy', column: storage.column };
-    }
-    const symmetric = relation.kind === 'selfManyToMany';
-    const selfEnd: 0 | 1 = symmetric || (relation.ends[0].type === type.name && relation.ends[0].field === field.name) ? 0 : 1;
-    const otherEnd = selfEnd === 0 ? 1 : 0;
-    return { kind: 'join', relation, table: storage.table, self: storage.columns[selfEnd], other: storage.columns[otherEnd], selfEnd, symmetric };
+    return relationLink(this.relation(field.relation), type.name, field);
   }
 }
 

@@ -10,3 +10,5 @@ export { ACCESS_LEVEL, BUILTIN_TYPES, ROLE, USER, USER_ROLES, isManagedField } f
 export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
 export { normalizeDateTime } from './datetime.js';
 export * from './diff.js';
+export { relationLink } from './links.js';
+export type { Link } from './links.js';
