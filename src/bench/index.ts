@@ -1,5 +1,6 @@
 // `npm run bench`: prints throughput and latency figures for Tessera's hot paths. Each section
-// is self-contained and bounded in time; figures go to docs/performance.md.
+// is self-contained and bounded in time; figures go to docs/performance.md. Section names as
+// arguments run only those (`npm run bench -- data`); no arguments run them all.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,33 +11,10 @@ import { parseSchema, planMigration } from '../model/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
+import { dataApiSection } from './dataApi.js';
+import { measure, row } from './measure.js';
 
 const BLOG = readFileSync(new URL('../../examples/blog/schema.graphql', import.meta.url), 'utf8');
-
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, i)]!;
-}
-
-/** Runs `fn` repeatedly for about `ms`, returning ops/s and latency percentiles (ms). */
-async function measure(fn: () => unknown, { ms = 2000, max = 100_000 } = {}) {
-  const times: number[] = [];
-  const start = performance.now();
-  while (performance.now() - start < ms && times.length < max) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  const total = performance.now() - start;
-  times.sort((a, b) => a - b);
-  return { n: times.length, opsPerSec: (times.length / total) * 1000, p50: percentile(times, 50), p95: percentile(times, 95) };
-}
-
-function row(name: string, r: Awaited<ReturnType<typeof measure>>) {
-  console.log(
-    `${name.padEnd(44)} ${r.opsPerSec.toFixed(1).padStart(10)} ops/s   p50 ${r.p50.toFixed(2).padStart(8)} ms   p95 ${r.p95.toFixed(2).padStart(8)} ms   (n=${r.n})`,
-  );
-}
 
 async function storeSection(label: string, store: Store) {
   await ensureCatalog(store);
@@ -52,8 +30,8 @@ async function storeSection(label: string, store: Store) {
   row(`${label}: migrateSchema (no change)`, await measure(() => admin.migrateSchema({ appId: app.id, schema: BLOG + `\ntype Extra${v - 1} @model { note: String }` }), { ms: 3000, max: 200 }));
 }
 
-async function main() {
-  console.log('Tessera benchmarks (foundation)\n');
+async function foundationSection() {
+  console.log('Foundation: schema handling and migrations\n');
   row('parseSchema (blog)', await measure(() => parseSchema(BLOG)));
   const model = parseSchema(BLOG);
   row('planMigration (new app, blog)', await measure(() => planMigration(null, model)));
@@ -82,6 +60,19 @@ async function main() {
     await postgres.close();
     await admin.query(compile(sql`DROP DATABASE ${ident(dbName)}`).text);
     await admin.end();
+  }
+}
+
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection };
+
+async function main() {
+  const chosen = process.argv.slice(2);
+  const unknown = chosen.filter((name) => !(name in SECTIONS));
+  if (unknown.length > 0) throw new Error(`unknown benchmark section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  const names = chosen.length > 0 ? chosen : Object.keys(SECTIONS);
+  for (const [i, name] of names.entries()) {
+    if (i > 0) console.log('');
+    await (SECTIONS[name] as () => Promise<void>)();
   }
 }
 

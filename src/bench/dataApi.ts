@@ -1,0 +1,109 @@
+// The data API benchmark on PostgreSQL: a real server over HTTP next to the same SQL run
+// directly through `pg`, shape by shape, with the CPU each part spent. The figures and how to
+// read them are in docs/performance.md ("Data API").
+
+import type pg from 'pg';
+import { LOG_LEVELS } from '../server/index.js';
+import type { LogLevel } from '../server/index.js';
+import { appContext, createBenchApp } from './benchApp.js';
+import { startBenchServer } from './benchServer.js';
+import type { BenchServer } from './benchServer.js';
+import { closeConnections } from './client.js';
+import { compareRead, compareWrite } from './compare.js';
+import type { Comparison, Rig, RunOptions } from './compare.js';
+import { createBenchDatabase, directPool } from './database.js';
+import { createPostShape, planShape, readShapes } from './dataShapes.js';
+import type { Statement } from './dataShapes.js';
+import { explainSummary } from './explain.js';
+import { loadFixtures } from './fixtures.js';
+import { fmt, printCpu, printDisturbance, printThroughput } from './report.js';
+import { seed, seedSizes } from './seed.js';
+
+function numberFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  const n = text === undefined ? fallback : Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${text}"`);
+  return n;
+}
+
+/** The server logs as `tessera serve` does by default (info), unless TESSERA_LOG_LEVEL says otherwise. */
+function logLevel(): LogLevel {
+  const text = process.env.TESSERA_LOG_LEVEL ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new Error(`TESSERA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return text as LogLevel;
+}
+
+function printPageCheck(first: Comparison, deep: Comparison): void {
+  console.log(
+    `\nDeep page vs first page, p50: API ${fmt(deep.api.p50, 2)} vs ${fmt(first.api.p50, 2)} ms, ` +
+      `SQL ${fmt(deep.direct.p50, 2)} vs ${fmt(first.direct.p50, 2)} ms`,
+  );
+}
+
+async function printExplains(pool: pg.Pool, statements: Record<string, Statement>): Promise<void> {
+  for (const [name, statement] of Object.entries(statements)) {
+    console.log(`\nEXPLAIN (ANALYZE, BUFFERS) of the ${name} statement:`);
+    for (const line of await explainSummary(pool, statement)) console.log(`  ${line}`);
+  }
+}
+
+async function run(rig: Rig): Promise<void> {
+  const context = await appContext(rig.db.url, rig.app.id);
+  const fixtures = await loadFixtures(rig.pool, rig.app);
+  const shapes = readShapes(fixtures);
+  const planned = {
+    getPost: planShape(context, shapes.getPost),
+    firstPage: planShape(context, shapes.firstPage),
+    filtered: planShape(context, shapes.filtered),
+    deepPage: planShape(context, shapes.deepPage),
+  };
+  const results = {
+    getPost: await compareRead(rig, shapes.getPost, planned.getPost),
+    firstPage: await compareRead(rig, shapes.firstPage, planned.firstPage),
+    filtered: await compareRead(rig, shapes.filtered, planned.filtered),
+    deepPage: await compareRead(rig, shapes.deepPage, planned.deepPage),
+    // Last: its new rows would otherwise move the deep page.
+    createPost: await compareWrite(rig, createPostShape(rig.app.id, fixtures.userUuids)),
+  };
+  const rows = Object.values(results);
+  printThroughput(rows);
+  console.log('');
+  printCpu(rows);
+  printDisturbance(rows);
+  printPageCheck(results.firstPage, results.deepPage);
+  await printExplains(rig.pool, {
+    'first page': planned.firstPage[0] as Statement,
+    'deep page': planned.deepPage[0] as Statement,
+    filtered: planned.filtered[0] as Statement,
+  });
+}
+
+export async function dataApiSection(): Promise<void> {
+  const options: RunOptions = {
+    concurrency: numberFromEnv('TESSERA_BENCH_CONCURRENCY', 16),
+    ms: numberFromEnv('TESSERA_BENCH_SECONDS', 5) * 1000,
+    warmupMs: 1000,
+  };
+  const sizes = seedSizes();
+  const db = await createBenchDatabase();
+  let server: BenchServer | undefined;
+  let pool: pg.Pool | undefined;
+  try {
+    server = await startBenchServer(db.url, logLevel());
+    const app = await createBenchApp(server);
+    const seeding = performance.now();
+    await seed(db.url, app.id, sizes);
+    console.log(
+      `Data API on PostgreSQL: ${fmt(sizes.posts)} posts, ${fmt(sizes.comments)} comments, ${fmt(sizes.users)} users ` +
+        `(seeded in ${fmt((performance.now() - seeding) / 1000, 1)} s); ${options.concurrency} in flight, ` +
+        `${options.ms / 1000} s per run after 1 s of warm-up; latencies in ms\n`,
+    );
+    pool = directPool(db.url);
+    await run({ app, server, pool, db, options });
+  } finally {
+    closeConnections();
+    await pool?.end();
+    await server?.close();
+    await db.drop();
+  }
+}

@@ -1,0 +1,37 @@
+// Reads the benchmark's fixtures from the seeded database: random post and user ids, and a
+// cursor near the end of the posts connection, taken from the API as a client would.
+
+import type pg from 'pg';
+import { encodeId } from '../compile/index.js';
+import { compile, ident, sql } from '../sql/index.js';
+import { appSchemaName } from '../store/index.js';
+import type { BenchApp } from './benchApp.js';
+import { postJson } from './client.js';
+import { LAST_PAGE_CURSORS } from './dataShapes.js';
+import type { Fixtures } from './dataShapes.js';
+
+async function randomIds(pool: pg.Pool, appId: string, type: string, n: number): Promise<string[]> {
+  const statement = compile(sql`SELECT id FROM ${ident(appSchemaName(appId), type)} ORDER BY random() LIMIT ${n}::int`);
+  const result = await pool.query<{ id: string }>(statement);
+  return result.rows.map((r) => r.id);
+}
+
+interface CursorsReply {
+  data?: { viewer: { allPosts: { edges: { cursor: string }[] } } };
+}
+
+async function deepCursor(app: BenchApp): Promise<string> {
+  const reply = (await postJson(app.endpoint, app.token, LAST_PAGE_CURSORS, {})) as CursorsReply;
+  const cursor = reply.data?.viewer.allPosts.edges[0]?.cursor;
+  if (!cursor) throw new Error(`no cursor near the end of allPosts: ${JSON.stringify(reply)}`);
+  return cursor;
+}
+
+export async function loadFixtures(pool: pg.Pool, app: BenchApp): Promise<Fixtures> {
+  const posts = await randomIds(pool, app.id, 'Post', 1000);
+  return {
+    postIds: posts.map((uuid) => encodeId('Post', uuid)),
+    userUuids: await randomIds(pool, app.id, 'User', 200),
+    deepCursor: await deepCursor(app),
+  };
+}

@@ -1,0 +1,71 @@
+// Prints the data API benchmark's tables: throughput and latency side by side, then the CPU
+// each part spent per operation, which says where an API request's time goes.
+
+import type { CpuSpent } from './cpu.js';
+import type { Comparison, Side } from './compare.js';
+
+export const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+
+const LABEL = 36;
+
+function cells(widths: readonly number[], values: readonly string[]): string {
+  return values.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' ');
+}
+
+export function printThroughput(rows: readonly Comparison[]): void {
+  const widths = [LABEL, 9, 7, 7, 10, 7, 7, 8];
+  console.log(cells(widths, ['', 'API ops/s', 'p50', 'p95', 'SQL ops/s', 'p50', 'p95', 'API/SQL']));
+  const side = (s: Side) => [fmt(s.opsPerSec), fmt(s.p50, 2), fmt(s.p95, 2)];
+  for (const r of rows) console.log(cells(widths, [r.label, ...side(r.api), ...side(r.direct), fmt(r.api.opsPerSec / r.direct.opsPerSec, 2)]));
+}
+
+/** Microseconds of CPU per operation. */
+const perOp = (cpuSeconds: number, s: Side) => fmt((cpuSeconds / s.n) * 1e6);
+
+/** Cores busy outside this process and the benchmark's backends: other load on the machine. */
+const outside = (c: CpuSpent) => fmt((c.machine - c.node - c.postgres) / c.seconds, 2);
+
+/**
+ * Server-side cost ratio: what the direct client and PostgreSQL spend per operation over what
+ * the server thread and PostgreSQL spend per request. Leaving the load generator out, it is the
+ * throughput ratio to expect when server and database have cores of their own.
+ */
+function costRatio(r: Comparison): number {
+  const api = (r.api.cpu.server + r.api.cpu.postgres) / r.api.n;
+  const direct = (r.direct.cpu.main + r.direct.cpu.postgres) / r.direct.n;
+  return direct / api;
+}
+
+export function printCpu(rows: readonly Comparison[]): void {
+  const widths = [LABEL, 8, 8, 8, 9, 8, 8, 9, 11, 11];
+  console.log(cells(widths, ['CPU µs per operation', 'server', 'load gen', 'postgres', 'API all', 'client', 'postgres', 'SQL all', 'cost ratio', 'other load']));
+  for (const r of rows) {
+    const a = r.api.cpu;
+    const d = r.direct.cpu;
+    console.log(
+      cells(widths, [
+        r.label,
+        perOp(a.server, r.api),
+        perOp(a.main, r.api),
+        perOp(a.postgres, r.api),
+        perOp(a.node + a.postgres, r.api),
+        perOp(d.main, r.direct),
+        perOp(d.postgres, r.direct),
+        perOp(d.node + d.postgres, r.direct),
+        fmt(costRatio(r), 2),
+        `${outside(a)}/${outside(d)}`,
+      ]),
+    );
+  }
+}
+
+/** Other load above this many cores disturbs the figures enough to say so. */
+const DISTURBED_CORES = 0.25;
+
+export function printDisturbance(rows: readonly Comparison[]): void {
+  const worst = Math.max(...rows.flatMap((r) => [r.api.cpu, r.direct.cpu]).map((c) => (c.machine - c.node - c.postgres) / c.seconds));
+  if (worst > DISTURBED_CORES) {
+    console.log(`\nNote: up to ${fmt(worst, 2)} cores were busy outside the benchmark during a run; figures from a quiet machine are steadier.`);
+  }
+}
