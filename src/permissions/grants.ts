@@ -1,0 +1,73 @@
+// The rules that apply to one operation on a type or a field: the app's @permission rules,
+// or the built-in defaults of User and Role when the app declares none on them.
+
+import { ROLE, USER } from '../model/index.js';
+import type { ModelType, PermissionOperation, PermissionRule } from '../model/index.js';
+
+/** One way to be granted an operation. `ROLE_ADMIN` is the built-in Role rule: the role's admin members. */
+export type Grant =
+  | { scope: 'EVERYONE' }
+  | { scope: 'AUTHENTICATED' }
+  | { scope: 'SELF' }
+  | { scope: 'RELATION'; paths: string[] }
+  | { scope: 'ROLE'; roles: string[] }
+  | { scope: 'ROLE_ADMIN' };
+
+function grantOf(rule: PermissionRule): Grant {
+  switch (rule.scope) {
+    case 'EVERYONE':
+    case 'AUTHENTICATED':
+    case 'SELF':
+      return { scope: rule.scope };
+    case 'RELATION':
+      return { scope: 'RELATION', paths: rule.userFields };
+    case 'ROLE':
+      return { scope: 'ROLE', roles: rule.roles };
+    default: {
+      const never: never = rule.scope;
+      throw new Error(`unknown scope ${String(never)}`);
+    }
+  }
+}
+
+/** Whether the app wrote any rule on the type, on the type or on one of its fields. */
+function declaresRules(type: ModelType): boolean {
+  return type.permissions.length > 0 || type.fields.some((f) => f.permissions.length > 0);
+}
+
+/** The built-in defaults, used when the app declares no rule on User or Role. */
+function defaults(type: ModelType, op: PermissionOperation): Grant[] | undefined {
+  if (type.name === USER) {
+    if (op === 'create') return [{ scope: 'EVERYONE' }];
+    if (op === 'read' || op === 'update') return [{ scope: 'SELF' }];
+    return [];
+  }
+  if (type.name === ROLE) {
+    if (op === 'read' || op === 'create') return [{ scope: 'AUTHENTICATED' }];
+    return [{ scope: 'ROLE_ADMIN' }];
+  }
+  return undefined;
+}
+
+/** The grants of `op` on rows of `type` (empty: nobody but admins). Most lenient wins: any grant will do. */
+export function typeGrants(type: ModelType, op: PermissionOperation): Grant[] {
+  if (type.builtin && !declaresRules(type)) return defaults(type, op) ?? [];
+  return type.permissions.filter((r) => r.fields.length === 0 && r[op]).map(grantOf);
+}
+
+/**
+ * The grants of `op` on the field `name` of `type`, or undefined when the field has no rules
+ * of its own and follows its type. A field's rules come from directives on the field and from
+ * type rules listing it in `fields: [...]`.
+ */
+export function fieldGrants(type: ModelType, name: string, op: PermissionOperation): Grant[] | undefined {
+  const field = type.fields.find((f) => f.name === name);
+  const own = [...(field?.permissions ?? []), ...type.permissions.filter((r) => r.fields.includes(name))];
+  if (own.length === 0) return undefined;
+  return own.filter((r) => r[op]).map(grantOf);
+}
+
+/** Whether any field of `type` has rules of its own (reads then check fields one by one). */
+export function hasFieldRules(type: ModelType): boolean {
+  return type.fields.some((f) => fieldGrants(type, f.name, 'read') !== undefined);
+}

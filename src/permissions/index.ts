@@ -1,0 +1,7 @@
+// The permissions stage's public face: which rules apply to an operation on a type or field,
+// and their compilation into SQL predicates over a row.
+
+export { fieldGrants, hasFieldRules, typeGrants } from './grants.js';
+export type { Grant } from './grants.js';
+export { accessPredicate, grantsPredicate, isAppAdmin } from './predicate.js';
+export type { RuleContext } from './predicate.js';

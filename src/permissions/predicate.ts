@@ -1,0 +1,134 @@
+// Grants compiled into SQL predicates over a row alias, evaluated in the same statement as the
+// query (or inside a mutation's transaction): `viewer` is the logged-in user's id as a bound
+// parameter (NULL when anonymous). RELATION paths become nested EXISTS through any relation
+// kind; members of the app's built-in `admin` role pass every rule.
+
+import { ROLE, USER, USER_ROLES, relationLink } from '../model/index.js';
+import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
+import { ident, join, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import { typeGrants } from './grants.js';
+import type { Grant } from './grants.js';
+
+export interface RuleContext {
+  model: AppModel;
+  /** The table of a type or join relation, qualified by the app's schema. */
+  table(name: string): SqlFragment;
+  /** A fresh table alias. */
+  alias(prefix: string): SqlFragment;
+  /** The logged-in user's uuid as a parameter, NULL for an anonymous caller. */
+  viewer: SqlFragment;
+}
+
+const FALSE = sql`FALSE`;
+
+function typeOf(c: RuleContext, name: string): ModelType {
+  const type = c.model.types.find((t) => t.name === name);
+  if (!type) throw new Error(`unknown type ${name}`);
+  return type;
+}
+
+function userRoles(c: RuleContext) {
+  const relation = c.model.relations.find((r) => r.name === USER_ROLES);
+  if (!relation || relation.storage.kind !== 'joinTable') throw new Error('the built-in UserRoles relation is missing');
+  const storage = relation.storage;
+  const userEnd = storage.targets[0] === USER ? 0 : 1;
+  return { table: c.table(storage.table), user: ident(storage.columns[userEnd]), role: ident(storage.columns[userEnd === 0 ? 1 : 0]) };
+}
+
+/** The viewer belongs to one of the named roles. */
+function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
+  const ur = userRoles(c);
+  const j = c.alias('ur');
+  const r = c.alias('ro');
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${c.table(ROLE)} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[]))`;
+}
+
+/** The viewer is a member of the app's built-in `admin` role: full access. */
+export function isAppAdmin(c: RuleContext): SqlFragment {
+  return inRoles(c, ['admin']);
+}
+
+/** The viewer is an admin member of the role `row` (the built-in Role rule). */
+function roleAdmin(c: RuleContext, row: SqlFragment): SqlFragment {
+  const ur = userRoles(c);
+  const j = c.alias('ur');
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}."accessLevel" = 'admin')`;
+}
+
+/** A `userFields` path from `row` (of `type`) leads to the viewer. */
+function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: readonly string[]): SqlFragment {
+  const [step, ...rest] = steps;
+  if (step === undefined) return sql`${row}.id = ${c.viewer}::uuid`;
+  const field = type.fields.find((f): f is RelationField => f.kind === 'relation' && f.name === step);
+  if (!field) throw new Error(`${type.name}.${step} is not a relation field`);
+  const relation = c.model.relations.find((r) => r.name === field.relation);
+  if (!relation) throw new Error(`unknown relation ${field.relation}`);
+  const link = relationLink(relation, type.name, field);
+  const target = typeOf(c, field.target);
+  const last = rest.length === 0;
+  switch (link.kind) {
+    case 'holds':
+      // The last step needs no join: the column holds the user's id.
+      if (last) return sql`${row}.${ident(link.column)} = ${c.viewer}::uuid`;
+      return nested(c, target, rest, (z) => sql`${z}.id = ${row}.${ident(link.column)}`);
+    case 'heldBy':
+      return nested(c, target, rest, (z) => sql`${z}.${ident(link.column)} = ${row}.id`);
+    case 'join': {
+      const j = c.alias('pj');
+      const straight = (self: string, other: string) => {
+        const far = sql`${j}.${ident(other)}`;
+        const onward = last ? sql`${far} = ${c.viewer}::uuid` : nested(c, target, rest, (z) => sql`${z}.id = ${far}`);
+        return sql`(${j}.${ident(self)} = ${row}.id AND ${onward})`;
+      };
+      const match = link.symmetric ? sql`(${straight(link.self, link.other)} OR ${straight(link.other, link.self)})` : straight(link.self, link.other);
+      return sql`EXISTS (SELECT 1 FROM ${c.table(link.table)} ${j} WHERE ${match})`;
+    }
+    default: {
+      const never: never = link;
+      throw new Error(`unknown link ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function nested(c: RuleContext, target: ModelType, rest: readonly string[], joinOn: (z: SqlFragment) => SqlFragment): SqlFragment {
+  const z = c.alias('pr');
+  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest)})`;
+}
+
+function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant: Grant): SqlFragment {
+  switch (grant.scope) {
+    case 'EVERYONE':
+      return sql`TRUE`;
+    case 'AUTHENTICATED':
+      return sql`${c.viewer}::uuid IS NOT NULL`;
+    case 'SELF':
+      return sql`${row}.id = ${c.viewer}::uuid`;
+    case 'RELATION':
+      return or(grant.paths.map((path) => pathToViewer(c, type, row, path.split('.'))));
+    case 'ROLE':
+      return inRoles(c, grant.roles);
+    case 'ROLE_ADMIN':
+      return roleAdmin(c, row);
+    default: {
+      const never: never = grant;
+      throw new Error(`unknown grant ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function or(items: readonly SqlFragment[]): SqlFragment {
+  if (items.length === 0) return FALSE;
+  if (items.length === 1) return items[0] as SqlFragment;
+  return sql`(${join(items, sql` OR `)})`;
+}
+
+/** The predicate "the viewer may `op` the row `row` of `type`": any grant, or app admin. */
+export function grantsPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grants: readonly Grant[]): SqlFragment {
+  if (grants.some((g) => g.scope === 'EVERYONE')) return sql`TRUE`;
+  return or([...grants.map((g) => grantPredicate(c, type, row, g)), isAppAdmin(c)]);
+}
+
+export function accessPredicate(c: RuleContext, type: ModelType, op: PermissionOperation, row: SqlFragment): SqlFragment {
+  return grantsPredicate(c, type, row, typeGrants(type, op));
+}
