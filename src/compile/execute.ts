@@ -12,8 +12,8 @@ import type { Store } from '../store/index.js';
 import type { AppContext } from './context.js';
 import { runMutation } from './mutations/run.js';
 import type { WriteHooks } from './mutations/rows.js';
-import { Binder, bind, shapeKey } from './params.js';
-import type { RequestValues, ShapeRef } from './params.js';
+import { Binder, bindPrepared, prepare, shapeKey } from './params.js';
+import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
@@ -40,7 +40,7 @@ export interface ExecuteResult {
 
 /** One root field of a compiled query: SQL, an error found while compiling, or plain JSON. */
 type RootPlan =
-  | { key: string; kind: 'sql'; statement: SqlFragment; node: FieldNode }
+  | { key: string; kind: 'sql'; statement: PreparedStatement; node: FieldNode }
   | { key: string; kind: 'error'; error: unknown; node: FieldNode }
   | { key: string; kind: 'json'; text: string }
   | { key: string; kind: 'introspection'; nodes: FieldNode[] };
@@ -92,7 +92,7 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
     else if (name === '__schema' || name === '__type') plans.push({ key, kind: 'introspection', nodes });
     else {
       try {
-        plans.push({ key, kind: 'sql', statement: statementOf(queryField(s, nodes)), node });
+        plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(s, nodes))), node });
       } catch (err) {
         if (!isTesseraError(err)) throw err;
         plans.push({ key, kind: 'error', error: err, node });
@@ -151,7 +151,7 @@ export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' |
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
     if (plan.kind !== 'sql') return { key: plan.key };
     try {
-      return { key: plan.key, ...compile(bind(plan.statement, request)) };
+      return { key: plan.key, ...compile(bindPrepared(plan.statement, request)) };
     } catch (error) {
       return { key: plan.key, error };
     }
@@ -207,7 +207,7 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
               return 'null';
             }
             try {
-              const result = await args.store.query<{ v: string | null }>(bind(plan.statement, request));
+              const result = await args.store.query<{ v: string | null }>(bindPrepared(plan.statement, request));
               return result.rows[0]?.v ?? 'null';
             } catch (err) {
               errors.push(fieldError(err, plan.node, plan.key));

@@ -3,7 +3,7 @@
 // each request binds the placeholders again from its own variables and context.
 
 import type { AppSettings } from '../model/index.js';
-import { mapValues, value } from '../sql/index.js';
+import { compile, mapValues, precompiled, value } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { cursorShape } from './cursor.js';
 import { decodeAnyId } from './ids.js';
@@ -104,4 +104,19 @@ export class Binder {
 /** The statement with its placeholders filled in from one request (may throw a coded error). */
 export function bind(statement: SqlFragment, request: RequestValues): SqlFragment {
   return mapValues(statement, (v) => (v instanceof Slot ? v.read(request) : v));
+}
+
+/** A statement rendered once, its placeholders still in its values. */
+export interface PreparedStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
+export function prepare(statement: SqlFragment): PreparedStatement {
+  return compile(statement);
+}
+
+/** A prepared statement bound for one request, ready for a store. */
+export function bindPrepared(statement: PreparedStatement, request: RequestValues): SqlFragment {
+  return precompiled(statement.text, statement.values.map((v) => (v instanceof Slot ? v.read(request) : v)));
 }

@@ -5,7 +5,8 @@ type Part =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'ident'; readonly names: readonly string[] }
   | { readonly kind: 'value'; readonly value: unknown }
-  | { readonly kind: 'literal'; readonly text: string };
+  | { readonly kind: 'literal'; readonly text: string }
+  | { readonly kind: 'compiled'; readonly text: string; readonly values: readonly unknown[] };
 
 const BRAND = Symbol('tessera.sql');
 
@@ -99,12 +100,26 @@ export function join(items: readonly SqlFragment[], separator: SqlFragment = sql
 export const empty: SqlFragment = fragment([]);
 
 /**
+ * A whole statement compiled before (its `$n` refer to `values`): a cached statement is
+ * rendered once and only its values change per request. It cannot be spliced into others.
+ */
+export function precompiled(text: string, values: readonly unknown[]): SqlFragment {
+  return fragment([{ kind: 'compiled', text, values }]);
+}
+
+/**
  * The same fragment with every bound value replaced by `fn(value)`: a statement compiled once
  * with placeholders for request values is bound again for each request.
  */
 export function mapValues(frag: SqlFragment, fn: (value: unknown) => unknown): SqlFragment {
   if (!isSql(frag)) throw new TypeError('mapValues takes a SQL fragment');
-  return fragment(frag.parts.map((part) => (part.kind === 'value' ? { kind: 'value', value: fn(part.value) } : part)));
+  return fragment(
+    frag.parts.map((part) => {
+      if (part.kind === 'value') return { kind: 'value', value: fn(part.value) };
+      if (part.kind === 'compiled') return { kind: 'compiled', text: part.text, values: part.values.map(fn) };
+      return part;
+    }),
+  );
 }
 
 function quoteIdent(name: string): string {
@@ -114,6 +129,8 @@ function quoteIdent(name: string): string {
 /** Turns a fragment into PostgreSQL text with `$n` placeholders and its parameter values. */
 export function compile(frag: SqlFragment): CompiledSql {
   if (!isSql(frag)) throw new TypeError('compile takes a SQL fragment; raw strings are not accepted');
+  const only = frag.parts[0];
+  if (frag.parts.length === 1 && only?.kind === 'compiled') return { text: only.text, values: [...only.values] };
   let text = '';
   const values: unknown[] = [];
   for (const part of frag.parts) {
@@ -129,6 +146,8 @@ export function compile(frag: SqlFragment): CompiledSql {
         values.push(part.value);
         text += `$${values.length}`;
         break;
+      case 'compiled':
+        throw new TypeError('a precompiled statement cannot be part of another statement');
       default: {
         const never: never = part;
         throw new TypeError(`unknown SQL part ${JSON.stringify(never)}`);

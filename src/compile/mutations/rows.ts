@@ -106,20 +106,29 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
       values.push(await columnValue(w, type, field, v));
       continue;
     }
-    if (fixed.has(field.name)) {
-      const target = fixed.get(field.name) as string;
-      after.push(() => setSingular(w, type, field, newId, target));
+    const link = w.app.link(type, field);
+    const given = fixed.get(field.name);
+    const idInput = given ?? input[`${field.name}Id`];
+    if (!field.list && isGiven(idInput) && idInput !== null && idInput !== '') {
+      const targetId = given ?? relationTarget(type, field, idInput);
+      if (link.kind === 'holds') {
+        // The id goes into the INSERT itself; the foreign key checks that it names an object
+        // (its violation is BAD_USER_INPUT). A one-to-one link is first taken from its holder.
+        if (w.app.relation(field.relation).kind === 'oneToOne') {
+          await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${targetId}::uuid`);
+        }
+        columns.push(ident(link.column));
+        values.push(sql`${targetId}::uuid`);
+      } else {
+        after.push(() => setSingular(w, type, field, newId, targetId));
+      }
       continue;
     }
-    const link = w.app.link(type, field);
+    if (given !== undefined) continue;
     const target = w.app.type(field.target);
     if (!field.list) {
-      const idInput = input[`${field.name}Id`];
       const nested = input[field.name];
-      if (isGiven(idInput) && idInput !== null && idInput !== '') {
-        const targetId = relationTarget(type, field, idInput);
-        after.push(() => setSingular(w, type, field, newId, targetId));
-      } else if (nested !== undefined && nested !== null) {
+      if (nested !== undefined && nested !== null) {
         // The id wins over a nested object; without one, the nested object is created.
         after.push(async () => {
           const back = reverseField(w, type, field);
