@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compile, empty, ident, isSql, join, literal, sql, value } from '../../src/sql/index.js';
+import { compile, empty, ident, isSql, join, literal, mapValues, precompiled, sql, value } from '../../src/sql/index.js';
 
 describe('sql fragments', () => {
   it('binds interpolated values as numbered parameters', () => {
@@ -48,5 +48,14 @@ describe('sql fragments', () => {
     expect(() => (sql as unknown as (s: string) => unknown)('SELECT 1')).toThrow(/tagged template/);
     expect(isSql(empty)).toBe(true);
     expect(isSql({ parts: [] })).toBe(false);
+  });
+
+  it('renders a statement once and rebinds its values (precompiled, mapValues)', () => {
+    const statement = compile(sql`SELECT ${ident('t', 'x')} FROM t WHERE a = ${1} AND b = ${'two'}`);
+    const again = precompiled(statement.text, statement.values);
+    expect(compile(again)).toEqual(statement);
+    const rebound = compile(mapValues(again, (v) => (typeof v === 'number' ? v + 1 : v)));
+    expect(rebound).toEqual({ text: statement.text, values: [2, 'two'] });
+    expect(() => compile(sql`SELECT (${again})`)).toThrow(/precompiled/);
   });
 });
