@@ -9,7 +9,7 @@ import type { AppSettings, ModelType, ValueField } from '../model/index.js';
 import { ident, join, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Link } from './context.js';
-import { cursorShape, cursorSql, decodeCursor } from './cursor.js';
+import { cursorJson, cursorShape, cursorSql, decodeCursor, encodeCursor } from './cursor.js';
 import { modelFields, modelObject, valueFieldOut } from './object.js';
 import { beyond, cursorKeys, orderBy, signature, sortKeys } from './order.js';
 import type { SortKey } from './order.js';
@@ -175,9 +175,15 @@ function edgeObject(s: CompileState, source: RowSource, p: SqlFragment, page: Pa
 function pageInfo(s: CompileState, source: RowSource, args: Record<string, unknown>, page: Page, p: SqlFragment, fields: Fields): SqlFragment {
   const n = sql`${p}.${ident('$n')}`;
   const more = sql`count(*) > ${page.size()}`;
-  const cursor = cursorSql(page.signature, cursorKeys(p, page.keys));
-  const pick = (ascending: boolean) =>
-    sql`(array_agg(${cursor} ORDER BY ${n} ${ascending ? sql`ASC` : sql`DESC`}) FILTER (WHERE ${n} <= ${page.size()}))[1]`;
+  // Only the chosen row's cursor is encoded: the first row by its number, the last by sorting
+  // the page's numbers.
+  const json = cursorJson(page.signature, cursorKeys(p, page.keys));
+  const pick = (first: boolean) =>
+    encodeCursor(
+      first
+        ? sql`(array_agg(${json}) FILTER (WHERE ${n} = 1 AND ${n} <= ${page.size()}))[1]`
+        : sql`(array_agg(${json} ORDER BY ${n} DESC) FILTER (WHERE ${n} <= ${page.size()}))[1]`,
+    );
   const pairs: [string, SqlFragment][] = [];
   for (const [key, group] of fields) {
     const name = (group[0] as FieldNode).name.value;
@@ -191,6 +197,7 @@ function pageInfo(s: CompileState, source: RowSource, args: Record<string, unkno
       case 'hasPreviousPage':
         pairs.push([key, page.forward ? existsBeyond(s, source, args, page, true) : more]);
         break;
+      // Rows are numbered from the cursor outwards: forward, row 1 starts the page; backward, it ends it.
       case 'startCursor':
         pairs.push([key, pick(page.forward)]);
         break;

@@ -19,10 +19,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
 
+/** The JSON text a cursor encodes, from a row's key columns (the id last). */
+export function cursorJson(signature: string, keys: readonly SqlFragment[]): SqlFragment {
+  return sql`json_build_array(${signature}::text, ${join(keys)})::text`;
+}
+
+/** A cursor's JSON text as the opaque cursor string (base64url, no padding). */
+export function encodeCursor(json: SqlFragment): SqlFragment {
+  return sql`translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
+}
+
 /** The cursor of a row as SQL, from its key columns (the id last). */
 export function cursorSql(signature: string, keys: readonly SqlFragment[]): SqlFragment {
-  const array = sql`json_build_array(${signature}::text, ${join(keys)})::text`;
-  return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
+  return encodeCursor(cursorJson(signature, keys));
 }
 
 function parseRaw(cursor: unknown): unknown[] | undefined {
