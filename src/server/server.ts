@@ -11,6 +11,7 @@ import { installDrain } from './plugins/drain.js';
 import { frameworkErrors, installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
 import { installMetrics } from './plugins/metrics.js';
+import { installRequestLog } from './plugins/requestLog.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
@@ -59,7 +60,7 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
  *   handler     routes: /admin/graphql, /graphql/:appId, /healthz, /readyz, /metrics
  *   errors      the error handler (coded bodies, INTERNAL masking) and the 404 handler
  *   onSend      drain: `Connection: close` once the server is shutting down
- *   onResponse  metrics (counter and histogram by route pattern)
+ *   onResponse  metrics (counter and histogram by route pattern); one log line per request
  */
 export function createServer(options: ServerOptions): FastifyInstance {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -71,7 +72,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
     genReqId: generateRequestId,
     frameworkErrors,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Fastify's two lines per request are replaced by one (plugins/requestLog.ts).
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     // Bounds the time to receive a whole request (slow-body clients), not the time to answer it.
@@ -91,6 +93,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installRequestId(app);
   installDrain(app);
   installMetrics(app);
+  installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
   const registry = new AppRegistry(options.store);

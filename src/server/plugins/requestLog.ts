@@ -1,0 +1,12 @@
+// One log line per request, written when the response is sent: method, path (never the query
+// string, which may carry variables), status and time taken. Fastify's own pair of lines
+// (incoming / completed) is switched off in server.ts.
+
+import type { FastifyInstance } from 'fastify';
+
+export function installRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const path = request.url.split('?', 1)[0];
+    request.log.info({ method: request.method, path, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
+  });
+}
