@@ -9,6 +9,7 @@ const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolea
   maxPageSize: { type: 'Int', description: 'Largest first/last a query may ask for.' },
   maxDepth: { type: 'Int', description: 'Deepest selection nesting a query may have.' },
   maxAliases: { type: 'Int', description: 'Most aliases a query may use.' },
+  maxDirectives: { type: 'Int', description: 'Most directives (@skip, @include, …) one operation may use.' },
   maxTokens: { type: 'Int', description: 'Most lexical tokens a query document may have.' },
   maxCost: { type: 'Int', description: 'Highest estimated cost a query may have (page sizes multiply).' },
   introspection: { type: 'Boolean', description: 'Whether the app API answers introspection queries.' },

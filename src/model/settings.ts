@@ -8,6 +8,8 @@ export interface AppSettings {
   maxPageSize: number;
   maxDepth: number;
   maxAliases: number;
+  /** Most directives (`@skip`, `@include`, …) one operation may use. */
+  maxDirectives: number;
   maxTokens: number;
   maxCost: number;
   introspection: boolean;
@@ -21,6 +23,7 @@ export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
   maxPageSize: 1000,
   maxDepth: 15,
   maxAliases: 30,
+  maxDirectives: 50,
   maxTokens: 5000,
   maxCost: 50000,
   introspection: true,
@@ -35,6 +38,7 @@ export const SETTING_BOUNDS: Readonly<Record<string, readonly [number, number]>>
   maxPageSize: [1, 10_000],
   maxDepth: [1, 100],
   maxAliases: [1, 1000],
+  maxDirectives: [1, 1000],
   maxTokens: [100, 100_000],
   maxCost: [1, 10_000_000],
   statementTimeoutMs: [100, 300_000],

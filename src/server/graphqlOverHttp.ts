@@ -1,11 +1,12 @@
 // GraphQL over HTTP without a framework: request parameters in, `{ status, headers, body }`
-// out. Media type negotiation, GET vs POST rules, parse/validate/execute and error masking.
+// out. Media type negotiation, GET vs POST rules, parse/validate/limits/execute and error masking.
 
-import { GraphQLError, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import { ERROR_CODES } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import { errorBody, formatGraphQLError } from './clientErrors.js';
+import { limitError, withoutSuggestions } from './limits/index.js';
 import { negotiateMediaType } from './mediaType.js';
 import type { MediaType } from './mediaType.js';
 import { readRequestParams } from './requestParams.js';
@@ -31,9 +32,27 @@ export interface GraphQLHttpOptions {
   requestId: string;
   /** Called with the original of every masked error, to be logged under the request id. */
   onInternalError: (error: unknown) => void;
-  /** Upper bound on the tokens of a document, checked while parsing. */
+  /** Upper bound on the tokens of a document, checked while parsing (LIMIT_EXCEEDED). */
   maxTokens?: number;
+  /**
+   * Cheap rules bounding a document's shape (depth, aliases…), run before `validationRules` so
+   * that a hostile document is refused before the costlier rules walk it.
+   */
+  limitRules?: readonly ValidationRule[];
   validationRules?: readonly ValidationRule[];
+  /**
+   * Checks run per request after validation and before execution: limits that depend on the
+   * request's variables, which cannot be cached with the validated document. Any error returned
+   * refuses the request.
+   */
+  checkRequest?: (request: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    variables: Readonly<Record<string, unknown>> | undefined;
+  }) => readonly GraphQLError[];
+  /** False removes "Did you mean …?" from error messages. Default true. */
+  suggestions?: boolean;
   /** Validated documents by query text (only valid ones are kept), to skip parse and validate. */
   documents?: DocumentCache;
   /**
@@ -88,14 +107,68 @@ export function resultStatus(mediaType: MediaType, hasData: boolean, errors: rea
   return first ? ERROR_CODES[first] : 400;
 }
 
+function formatErrors(errors: readonly GraphQLError[], options: GraphQLHttpOptions, code?: ErrorCode): GraphQLFormattedError[] {
+  return errors.map((e) => {
+    const formatted = formatGraphQLError(e, options.requestId, options.onInternalError, code);
+    return options.suggestions === false ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
+  });
+}
+
 function requestErrorResponse(
   mediaType: MediaType,
   errors: readonly GraphQLError[],
   options: GraphQLHttpOptions,
   code: ErrorCode,
 ): GraphQLHttpResponse {
-  const formatted = errors.map((e) => formatGraphQLError(e, options.requestId, options.onInternalError, code));
+  const formatted = formatErrors(errors, options, code);
   return respond(resultStatus(mediaType, false, formatted), mediaType, { errors: formatted });
+}
+
+/** Whether a document has more than `max` tokens, counted the way the parser counts them. */
+function exceedsTokens(query: string, max: number): boolean {
+  const lexer = new Lexer(new Source(query));
+  let count = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF) if (++count > max) return true;
+  } catch {
+    // A lexical error before the limit: a syntax error, not a document too long.
+  }
+  return false;
+}
+
+/** A document nested so deeply that parsing or validating it exhausted the stack. */
+function tooDeeplyNested(): GraphQLError {
+  return limitError('nesting', undefined, 'The document is nested too deeply to be read');
+}
+
+/** Parses a document, telling a syntax error from a document over a size limit. */
+function parseDocument(query: string, maxTokens: number | undefined): DocumentNode | GraphQLError {
+  try {
+    return parse(query, maxTokens === undefined ? {} : { maxTokens });
+  } catch (err) {
+    if (err instanceof GraphQLError) {
+      // Told apart by counting rather than by the parser's wording of its message.
+      if (maxTokens === undefined || !exceedsTokens(query, maxTokens)) return err;
+      return limitError('maxTokens', maxTokens, `Document token limit of ${maxTokens} exceeded (setting maxTokens)`);
+    }
+    // The parser descends recursively; thousands of nested brackets fit in a token budget.
+    if (err instanceof RangeError) return tooDeeplyNested();
+    throw err;
+  }
+}
+
+/** Validation errors of a document: the limit rules first, the others only once those pass. */
+function validateDocument(document: DocumentNode, options: GraphQLHttpOptions): readonly GraphQLError[] {
+  try {
+    if (options.limitRules && options.limitRules.length > 0) {
+      const limited = validate(options.schema, document, options.limitRules);
+      if (limited.length > 0) return limited;
+    }
+    return validate(options.schema, document, options.validationRules ?? specifiedRules);
+  } catch (err) {
+    if (err instanceof RangeError) return [tooDeeplyNested()];
+    throw err;
+  }
 }
 
 export async function handleGraphQLOverHttp(
@@ -116,13 +189,8 @@ export async function handleGraphQLOverHttp(
   if ('error' in params) return respond(400, mediaType, errorBody('BAD_USER_INPUT', params.error));
 
   const cached = options.documents?.get(params.query);
-  let document: DocumentNode;
-  try {
-    document = cached ?? parse(params.query, options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens });
-  } catch (err) {
-    if (err instanceof GraphQLError) return requestErrorResponse(mediaType, [err], options, 'GRAPHQL_VALIDATION_FAILED');
-    throw err;
-  }
+  const document = cached ?? parseDocument(params.query, options.maxTokens);
+  if (document instanceof GraphQLError) return requestErrorResponse(mediaType, [document], options, 'GRAPHQL_VALIDATION_FAILED');
 
   const operation = getOperationAST(document, params.operationName);
   if (method === 'GET' && operation && operation.operation !== 'query') {
@@ -131,17 +199,22 @@ export async function handleGraphQLOverHttp(
   }
 
   if (!cached) {
-    const validationErrors = validate(options.schema, document, options.validationRules ?? specifiedRules);
+    const validationErrors = validateDocument(document, options);
     if (validationErrors.length > 0) {
       return requestErrorResponse(mediaType, validationErrors, options, 'GRAPHQL_VALIDATION_FAILED');
     }
     options.documents?.set(params.query, document);
   }
 
+  if (operation && options.checkRequest) {
+    const refused = options.checkRequest({ schema: options.schema, document, operation, variables: params.variables });
+    if (refused.length > 0) return requestErrorResponse(mediaType, refused, options, 'LIMIT_EXCEEDED');
+  }
+
   if (options.execute) {
     const run = await options.execute({ document, query: params.query, operationName: params.operationName, variables: params.variables });
     if (run.data === undefined) return requestErrorResponse(mediaType, run.errors, options, 'BAD_USER_INPUT');
-    const errors = run.errors.map((e) => formatGraphQLError(e, options.requestId, options.onInternalError));
+    const errors = formatErrors(run.errors, options);
     const body = errors.length > 0 ? `{"data":${run.data},"errors":${JSON.stringify(errors)}}` : `{"data":${run.data}}`;
     return { status: resultStatus(mediaType, true, errors), headers: { 'content-type': `${mediaType}; charset=utf-8` }, body };
   }
@@ -156,7 +229,7 @@ export async function handleGraphQLOverHttp(
   // No `data` at all means the operation never ran: bad variables or an unknown operation name.
   if (!('data' in result)) return requestErrorResponse(mediaType, result.errors ?? [], options, 'BAD_USER_INPUT');
 
-  const errors = (result.errors ?? []).map((e) => formatGraphQLError(e, options.requestId, options.onInternalError));
+  const errors = formatErrors(result.errors ?? [], options);
   const hasData = result.data !== null && result.data !== undefined;
   const payload = errors.length > 0 ? { data: result.data, errors } : { data: result.data };
   return respond(resultStatus(mediaType, hasData, errors), mediaType, payload);

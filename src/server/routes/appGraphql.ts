@@ -1,6 +1,6 @@
 // The data API route of each app, `/graphql/:appId`: finds the live app, tells who is asking
 // from the bearer token, and hands the request to the GraphQL-over-HTTP core with the app's
-// schema and the compiling executor. This file only adapts Fastify to those parts.
+// schema, its request limits and the compiling executor. This file only adapts Fastify to those parts.
 
 import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../../auth/index.js';
@@ -9,6 +9,7 @@ import { notFound, unauthenticated } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { appLimits } from '../limits/index.js';
 
 export interface AppRouteOptions {
   store: Store;
@@ -43,13 +44,20 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
       if (!live) throw notFound(`No app with id "${appId}"`);
       const caller = await callerOf(options.registry, live, request.headers.authorization);
       const context = live.context;
+      // Built once per loaded app: a settings change loads the app anew, with new limits and
+      // an empty document cache, so documents validated under the old limits are not reused.
+      const limits = appLimits(context.app.settings);
       const response = await handleGraphQLOverHttp(
         { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
         {
           schema: context.app.schema,
           contextValue: undefined,
           requestId: request.id,
-          maxTokens: context.app.settings.maxTokens,
+          maxTokens: limits.maxTokens,
+          limitRules: limits.limitRules,
+          validationRules: limits.validationRules,
+          checkRequest: limits.checkRequest,
+          suggestions: limits.suggestions,
           documents: live.documents,
           onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
           execute: (run) =>
