@@ -136,7 +136,7 @@ describe.each(STORE_KINDS)('nested create (%s)', (kind) => {
   it('nests as deep as the schema allows, all in one mutation', async () => {
     const data = await app.data(`mutation($u: String!, $e: String!) { createCountry(input: { name: $u, capitalCity: { name: "Deep" } }) { changedCountry { name } }
       createUser(input: { username: $e, password: "pw-123456", posts: [{ title: "deep", editors: [{ username: "${unique('deep-editor')}", password: "pw-123456", friends: [{ username: "${unique('deep-friend')}", password: "pw-123456" }] }] }] }) {
-        changedUser { posts { edges { node { title editors { edges { node { friends { aggregations { count } } edits { edges { node { title } } } } } } } } } }
+        changedUser { posts(first: 5) { edges { node { title editors(first: 5) { edges { node { friends { aggregations { count } } edits(first: 5) { edges { node { title } } } } } } } } } }
       }
     }`, { u: unique('deep-land'), e: unique('deep-author') });
     expect(data.createUser.changedUser.posts.edges).toEqual([
