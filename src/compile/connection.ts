@@ -86,7 +86,7 @@ function fromClause(s: CompileState, source: RowSource, z: SqlFragment, j: SqlFr
 }
 
 function conditions(s: CompileState, source: RowSource, z: SqlFragment, where: unknown): SqlFragment[] {
-  return [source.parent(z), wherePredicate(s, source.target, z, where)].filter((c) => c !== TRUE);
+  return [source.parent(z), s.allowed(source.target, 'read', z), wherePredicate(s, source.target, z, where)].filter((c) => c !== TRUE);
 }
 
 /** `WHERE …` of the conditions, or nothing when there are none. */

@@ -17,6 +17,7 @@ import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
+import type { Access } from './state.js';
 
 export interface ExecuteArgs {
   app: AppContext;
@@ -81,9 +82,9 @@ function fieldError(err: unknown, node: FieldNode, key: string): GraphQLError {
   });
 }
 
-function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues): { plans: RootPlan[]; shapes: ShapeRef[] } {
+function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues, access: Access): { plans: RootPlan[]; shapes: ShapeRef[] } {
   const binder = new Binder(request);
-  const s = new CompileState(app, binder, fragments);
+  const s = new CompileState(app, binder, fragments, access);
   const plans: RootPlan[] = [];
   for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Query']))) {
     const node = nodes[0] as FieldNode;
@@ -105,13 +106,15 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 /** The query's plans for these variables, from the cache or compiled now. */
 function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues): RootPlan[] {
   const cache = cacheOf(args.app);
-  const docKey = `${args.operationName ?? ''}\u0000${args.query}`;
+  const access: Access = args.admin ? 'admin' : 'rules';
+  // Statements for admin tokens carry no rules; everyone else's do: separate entries.
+  const docKey = `${access}\u0000${args.operationName ?? ''}\u0000${args.query}`;
   let entry = cache.get(docKey);
   if (entry) {
     const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
     if (plans) return plans;
   }
-  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request);
+  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, access);
   if (!entry) {
     if (cache.size >= MAX_DOCUMENTS) cache.delete(cache.keys().next().value as string);
     entry = { shapes: [], plans: new Map() };
@@ -141,13 +144,13 @@ export interface PlannedStatement {
  * The statements a query compiles to for these variables, bound and rendered, without running
  * them: what golden tests and the benchmark's direct-SQL baseline use.
  */
-export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'>): PlannedStatement[] {
+export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean }): PlannedStatement[] {
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation || operation.operation !== 'query') throw new Error('planQuery takes a query operation');
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
   if (coerced.errors) throw coerced.errors[0];
   const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  return queryPlans({ ...args, store: undefined as never, hooks: undefined as never, admin: true }, operation, request).map((plan) => {
+  return queryPlans({ ...args, store: undefined as never, hooks: undefined as never, admin: args.admin ?? true }, operation, request).map((plan) => {
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
     if (plan.kind !== 'sql') return { key: plan.key };
     try {

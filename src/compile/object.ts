@@ -13,7 +13,7 @@ import type { RowSource } from './connection.js';
 import { findField } from './context.js';
 import { idSql } from './ids.js';
 import { collectFields, subSelections } from './selection.js';
-import { TRUE } from './where.js';
+import { TRUE, whereAll } from './where.js';
 import type { Fields } from './selection.js';
 import type { CompileState } from './state.js';
 import { dateTimeOut, jsonObject, valueOut } from './values.js';
@@ -79,8 +79,9 @@ function singularRelation(s: CompileState, type: ModelType, row: SqlFragment, fi
   const z = s.alias();
   const object = modelObject(s, target, z, modelFields(s, target.name, nodes));
   const table = s.app.table(target.name);
-  if (link.kind === 'holds') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${z}.id = ${row}.${ident(link.column)})`;
-  if (link.kind === 'heldBy') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${z}.${ident(link.column)} = ${row}.id LIMIT 1)`;
+  const readable = s.allowed(target, 'read', z);
+  if (link.kind === 'holds') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${whereAll([sql`${z}.id = ${row}.${ident(link.column)}`, readable])})`;
+  if (link.kind === 'heldBy') return sql`(SELECT ${object} FROM ${table} ${z} WHERE ${whereAll([sql`${z}.${ident(link.column)} = ${row}.id`, readable])} LIMIT 1)`;
   throw new Error(`${type.name}.${field.name} is not a singular relation`);
 }
 
@@ -117,7 +118,8 @@ export function joinObject(s: CompileState, relation: Relation, j: SqlFragment, 
       const target = s.app.type(storage.targets[end as 0 | 1]);
       const z = s.alias();
       const object = modelObject(s, target, z, modelFields(s, target.name, nodes));
-      pairs.push([key, sql`(SELECT ${object} FROM ${s.app.table(target.name)} ${z} WHERE ${z}.id = ${j}.${ident(storage.columns[end as 0 | 1])})`]);
+      const condition = whereAll([sql`${z}.id = ${j}.${ident(storage.columns[end as 0 | 1])}`, s.allowed(target, 'read', z)]);
+      pairs.push([key, sql`(SELECT ${object} FROM ${s.app.table(target.name)} ${z} WHERE ${condition})`]);
       continue;
     }
     const field = relation.joinFields.find((f) => f.name === name);

@@ -15,6 +15,7 @@ import { collectFields, subSelections } from './selection.js';
 import type { CompileState } from './state.js';
 import { jsonObject } from './values.js';
 import { TRUE } from './where.js';
+import { whereAll } from './where.js';
 import { getNamedType } from 'graphql';
 
 /** `SELECT (<json>)::text`: the driver hands the text over without parsing it. */
@@ -33,7 +34,7 @@ export function rowById(s: CompileState, typeName: string, id: SqlFragment, node
   const type = s.app.type(typeName);
   const z = s.alias();
   const object = modelObject(s, type, z, modelFields(s, type.name, nodes));
-  return sql`(SELECT ${object} FROM ${s.app.table(type.name)} ${z} WHERE ${z}.id = ${id}::uuid)`;
+  return sql`(SELECT ${object} FROM ${s.app.table(type.name)} ${z} WHERE ${whereAll([sql`${z}.id = ${id}::uuid`, s.allowed(type, 'read', z)])})`;
 }
 
 /** The JSON of a root query field (not `__typename` or introspection). */

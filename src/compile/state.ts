@@ -1,11 +1,22 @@
-// The state one compilation carries: the app, the request binder, the document's fragments
-// and a counter that gives every table reference of the statement its own alias.
+// The state one compilation carries: the app, the request binder, the document's fragments,
+// whether the app's permission rules apply, and a counter that gives every table reference of
+// the statement its own alias.
 
 import type { FragmentDefinitionNode } from 'graphql';
+import type { ModelType, PermissionOperation } from '../model/index.js';
+import { ALWAYS, accessPredicate } from '../permissions/index.js';
+import type { RuleContext } from '../permissions/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { AppContext } from './context.js';
 import type { Binder } from './params.js';
+
+/** The predicate that filters nothing (the same one a rule for everyone compiles to); callers
+ * leave it out of their WHERE clauses. */
+export const TRUE = ALWAYS;
+
+/** Who the statement is for: an admin token bypasses the rules; anyone else is bound by them. */
+export type Access = 'admin' | 'rules';
 
 export class CompileState {
   #aliases = 0;
@@ -13,7 +24,23 @@ export class CompileState {
     readonly app: AppContext,
     readonly binder: Binder,
     readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+    readonly access: Access = 'admin',
   ) {}
+
+  /**
+   * The predicate "the caller may `op` the row `row` of `type`", folded into the statement
+   * wherever rows are read: TRUE for an admin token, the compiled rules otherwise.
+   */
+  allowed(type: ModelType, op: PermissionOperation, row: SqlFragment): SqlFragment {
+    if (this.access === 'admin') return TRUE;
+    const rules: RuleContext = {
+      model: this.app.app.model,
+      table: (name) => this.app.table(name),
+      alias: (prefix) => this.alias(prefix),
+      viewer: this.binder.fromRequest((r) => r.userId ?? null),
+    };
+    return accessPredicate(rules, type, op, row);
+  }
 
   /** A fresh table alias (`t1`, `t2`, …). */
   alias(prefix = 't'): SqlFragment {

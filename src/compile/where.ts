@@ -8,13 +8,13 @@ import { ident, join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { findField } from './context.js';
 import { decodeId } from './ids.js';
+import { TRUE } from './state.js';
 import type { CompileState } from './state.js';
 import { castOf, operandIn } from './values.js';
 
 type Args = Record<string, unknown>;
 
-/** The predicate that filters nothing; callers leave it out of their WHERE clauses. */
-export const TRUE = sql`TRUE`;
+export { TRUE };
 const FALSE = sql`FALSE`;
 
 function and(all: SqlFragment[]): SqlFragment {
@@ -22,6 +22,11 @@ function and(all: SqlFragment[]): SqlFragment {
   if (items.length === 0) return TRUE;
   if (items.length === 1) return items[0] as SqlFragment;
   return sql`(${join(items, sql` AND `)})`;
+}
+
+/** The conjunction of conditions, TRUE ones left out (for WHERE clauses built elsewhere). */
+export function whereAll(items: SqlFragment[]): SqlFragment {
+  return and(items);
 }
 
 function or(items: SqlFragment[]): SqlFragment {
@@ -191,7 +196,8 @@ function relationIdPredicate(s: CompileState, type: ModelType, row: SqlFragment,
   if (link.kind === 'holds') return idPredicate(s, sql`${row}.${ident(link.column)}`, field.target, arg, what);
   if (link.kind === 'heldBy') {
     const z = s.alias('r');
-    const holder = sql`(SELECT ${z}.id FROM ${s.app.table(field.target)} ${z} WHERE ${z}.${ident(link.column)} = ${row}.id LIMIT 1)`;
+    const readable = s.allowed(s.app.type(field.target), 'read', z);
+    const holder = sql`(SELECT ${z}.id FROM ${s.app.table(field.target)} ${z} WHERE ${and([sql`${z}.${ident(link.column)} = ${row}.id`, readable])} LIMIT 1)`;
     return idPredicate(s, holder, field.target, arg, what);
   }
   throw new Error(`${what} is not a singular relation`);
@@ -208,14 +214,14 @@ function relationPredicate(s: CompileState, type: ModelType, row: SqlFragment, f
   const table = s.app.table(target.name);
   switch (link.kind) {
     case 'holds':
-      return sql`EXISTS (SELECT 1 FROM ${table} ${z} WHERE ${z}.id = ${row}.${ident(link.column)} AND ${wherePredicate(s, target, z, arg)})`;
+      return sql`EXISTS (SELECT 1 FROM ${table} ${z} WHERE ${and([sql`${z}.id = ${row}.${ident(link.column)}`, s.allowed(target, 'read', z), wherePredicate(s, target, z, arg)])})`;
     case 'heldBy':
-      return sql`EXISTS (SELECT 1 FROM ${table} ${z} WHERE ${z}.${ident(link.column)} = ${row}.id AND ${wherePredicate(s, target, z, arg)})`;
+      return sql`EXISTS (SELECT 1 FROM ${table} ${z} WHERE ${and([sql`${z}.${ident(link.column)} = ${row}.id`, s.allowed(target, 'read', z), wherePredicate(s, target, z, arg)])})`;
     case 'join': {
       const j = s.alias('j');
       const edge = asObject(s.binder.shape(arg.edge));
       const node = asObject(s.binder.shape(arg.node));
-      const conditions = [joinMatch(j, z, row, link), edgePredicate(s, link.relation, j, edge), wherePredicate(s, target, z, node)];
+      const conditions = [joinMatch(j, z, row, link), s.allowed(target, 'read', z), edgePredicate(s, link.relation, j, edge), wherePredicate(s, target, z, node)];
       return sql`EXISTS (SELECT 1 FROM ${s.app.table(link.table)} ${j} JOIN ${table} ${z} ON TRUE WHERE ${and(conditions)})`;
     }
     default: {

@@ -21,6 +21,8 @@ export interface RuleContext {
 }
 
 const FALSE = sql`FALSE`;
+/** The predicate of a rule that lets everyone through; compare by identity to leave it out. */
+export const ALWAYS = sql`TRUE`;
 
 function typeOf(c: RuleContext, name: string): ModelType {
   const type = c.model.types.find((t) => t.name === name);
@@ -99,7 +101,7 @@ function nested(c: RuleContext, target: ModelType, rest: readonly string[], join
 function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant: Grant): SqlFragment {
   switch (grant.scope) {
     case 'EVERYONE':
-      return sql`TRUE`;
+      return ALWAYS;
     case 'AUTHENTICATED':
       return sql`${c.viewer}::uuid IS NOT NULL`;
     case 'SELF':
@@ -125,7 +127,7 @@ function or(items: readonly SqlFragment[]): SqlFragment {
 
 /** The predicate "the viewer may `op` the row `row` of `type`": any grant, or app admin. */
 export function grantsPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grants: readonly Grant[]): SqlFragment {
-  if (grants.some((g) => g.scope === 'EVERYONE')) return sql`TRUE`;
+  if (grants.some((g) => g.scope === 'EVERYONE')) return ALWAYS;
   return or([...grants.map((g) => grantPredicate(c, type, row, g)), isAppAdmin(c)]);
 }
 

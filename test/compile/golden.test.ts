@@ -1,6 +1,7 @@
 // Golden tests for the query compiler: each `queries/<case>.graphql` (optional first line
 // `# variables: {…}`) is compiled against the demo app and its SQL printed to `<case>.sql`
-// (regenerate with `vitest -u`). A change in generated SQL shows up in review.
+// (regenerate with `vitest -u`). A change in generated SQL shows up in review. Cases named
+// `*.rules.graphql` are compiled for a logged-in user, with the app's rules folded in.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'graphql';
@@ -24,8 +25,10 @@ function variablesOf(text: string): Record<string, unknown> {
   return match ? (JSON.parse(match[1] as string) as Record<string, unknown>) : {};
 }
 
-function printPlan(query: string): string {
-  const planned = planQuery({ app, document: parse(query), query, variables: variablesOf(query) });
+/** `<case>.rules.graphql` compiles for a logged-in user under the app's rules; the rest for an admin token. */
+function printPlan(query: string, rules: boolean): string {
+  const userId = rules ? '00000000-0000-4000-8000-0000000000aa' : undefined;
+  const planned = planQuery({ app, document: parse(query), query, variables: variablesOf(query), admin: !rules, userId });
   return planned
     .map((p) => {
       if (p.error) return `-- ${p.key}: error ${(p.error as Error).message}\n`;
@@ -42,7 +45,7 @@ describe('compiled SQL (golden)', () => {
 
   it.each(cases)('%s', async (name) => {
     const query = readFileSync(join(dir, `${name}.graphql`), 'utf8');
-    await expect(printPlan(query)).toMatchFileSnapshot(join(dir, `${name}.sql`));
+    await expect(printPlan(query, name.endsWith('.rules'))).toMatchFileSnapshot(join(dir, `${name}.sql`));
   });
 
   it('binds every value as a parameter: no operand text appears in the SQL', () => {

@@ -2,12 +2,15 @@
 // through every relation kind (own column, the target's column, join tables both ways, two
 // steps deep), ROLE membership, the built-in User and Role defaults and the app admin role.
 
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminService } from '../../src/admin/index.js';
-import { parseSchema } from '../../src/model/index.js';
+import { AppContext, encodeId, planQuery } from '../../src/compile/index.js';
+import { appSchema } from '../../src/graphql/index.js';
+import { DEFAULT_SETTINGS, parseSchema } from '../../src/model/index.js';
 import type { AppModel, PermissionOperation } from '../../src/model/index.js';
 import { accessPredicate } from '../../src/permissions/index.js';
-import { ident, sql } from '../../src/sql/index.js';
+import { ident, precompiled, sql } from '../../src/sql/index.js';
 import type { SqlFragment } from '../../src/sql/index.js';
 import { appSchemaName } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
@@ -56,6 +59,7 @@ describe.each(STORES)('permission predicates (%s)', (kind) => {
   let store: Store;
   let model: AppModel;
   let schema: string;
+  let appId: string;
   const ids: Record<string, string> = {};
 
   const table = (name: string) => ident(schema, name);
@@ -86,6 +90,7 @@ describe.each(STORES)('permission predicates (%s)', (kind) => {
     store = test.store;
     model = parseSchema(SCHEMA);
     const app = await createAdminService(store).createApp({ name: 'rules', schema: SCHEMA });
+    appId = app.id;
     schema = appSchemaName(app.id);
     await insert('red', 'Team', { name: 'red' });
     for (const [name, team] of [['ann', 'red'], ['bob', null], ['cat', 'red'], ['dan', null], ['eve', null]] as const) {
@@ -150,5 +155,39 @@ describe.each(STORES)('permission predicates (%s)', (kind) => {
     expect(await allowed('Role', 'update', 'cat')).toEqual(['mods']);
     expect(await allowed('Role', 'update', 'eve')).toEqual([]);
     expect(await allowed('Role', 'delete', 'dan')).toEqual(['adminRole', 'mods']);
+  });
+
+  it('are folded into compiled queries: every path sees only the rows the rules allow', async () => {
+    const context = new AppContext({ id: appId, version: 1, model, settings: DEFAULT_SETTINGS, schema: appSchema(appId, 1, model) });
+    const run = async (query: string, viewer: string | null) => {
+      const [planned] = planQuery({ app: context, document: parse(query), query, admin: false, userId: viewer === null ? undefined : ids[viewer] });
+      if (!planned?.text || !planned.values) throw new Error(`no statement: ${String(planned?.error)}`);
+      const { rows } = await store.query<{ v: string }>(precompiled(planned.text, planned.values));
+      // any: parsed JSON of the shape the query asks for, looked into freely by the assertions.
+      return JSON.parse((rows[0] as { v: string }).v) as any;
+    };
+    const names = (connection: { edges: { node: Record<string, unknown> }[] }, key: string) => connection.edges.map((e) => e.node[key]);
+    const users = await run('{ viewer { allUsers { edges { node { username } } aggregations { count } } } }', 'bob');
+    expect(names(users.allUsers, 'username')).toEqual(['bob']);
+    expect(users.allUsers.aggregations.count).toBe(1);
+    const anonymous = await run('{ viewer { allPosts(orderBy: { field: title }) { edges { node { title author { username } editors { edges { node { username } } } } } } } }', null);
+    expect(names(anonymous.allPosts, 'title')).toEqual(['a', 'b', 'o']);
+    expect(anonymous.allPosts.edges.map((e: { node: { author: unknown } }) => e.node.author)).toEqual([null, null, null]);
+    expect(anonymous.allPosts.edges[0].node.editors.edges).toEqual([]);
+    // A filter through a relation cannot reveal a row the caller may not read.
+    const byAuthor = '{ viewer { allPosts(where: { author: { username: { eq: "bob" } } }) { edges { node { title } } } } }';
+    expect(names((await run(byAuthor, 'ann')).allPosts, 'title')).toEqual([]);
+    expect(names((await run(byAuthor, 'bob')).allPosts, 'title')).toEqual(['b']);
+    const teams = '{ viewer { allTeams { edges { node { name members { edges { node { username } } } } } } } }';
+    expect((await run(teams, 'bob')).allTeams.edges).toEqual([]);
+    const catTeams = await run(teams, 'cat');
+    expect(names(catTeams.allTeams, 'name')).toEqual(['red']);
+    expect(names(catTeams.allTeams.edges[0].node.members, 'username')).toEqual(['cat']);
+    const team = encodeId('Team', ids.red as string);
+    expect(await run(`{ getTeam(id: "${team}") { name } }`, 'bob')).toBeNull();
+    expect(await run(`{ getTeam(id: "${team}") { name } }`, 'ann')).toEqual({ name: 'red' });
+    expect(await run(`{ node(id: "${team}") { id } }`, null)).toBeNull();
+    // The app's admin role reads everything.
+    expect(names((await run('{ viewer { allUsers { edges { node { username } } } } }', 'dan')).allUsers, 'username').sort()).toEqual(['ann', 'bob', 'cat', 'dan', 'eve']);
   });
 });
