@@ -15,6 +15,8 @@ export const TOKEN_ISSUER = 'tessera';
 export interface TokenClaims {
   /** The user's GraphQL id. */
   sub: string;
+  /** The fingerprint of the user's password hash when the token was issued. */
+  pwf: string;
   /** The app id. */
   aud: string;
   iat: number;
@@ -30,11 +32,11 @@ function signingKey(keys: readonly SigningKeyRow[]): SigningKeyRow {
 
 export async function signUserToken(
   keys: readonly SigningKeyRow[],
-  claims: { appId: string; userId: string; lifetimeSeconds: number; now?: number },
+  claims: { appId: string; userId: string; lifetimeSeconds: number; passwordFingerprint?: string; now?: number },
 ): Promise<string> {
   const key = signingKey(keys);
   const now = Math.floor((claims.now ?? Date.now()) / 1000);
-  return new SignJWT({})
+  return new SignJWT({ pwf: claims.passwordFingerprint ?? '' })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
     .setAudience(claims.appId)
@@ -61,7 +63,7 @@ export async function verifyUserToken(keys: readonly SigningKeyRow[], appId: str
       ...(now === undefined ? {} : { currentDate: new Date(now) }),
     });
     if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') throw refused();
-    return { sub: payload.sub, aud: appId, iat: payload.iat, exp: payload.exp };
+    return { sub: payload.sub, pwf: typeof payload.pwf === 'string' ? payload.pwf : '', aud: appId, iat: payload.iat, exp: payload.exp };
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) throw refused(err instanceof errors.JWTExpired);
     throw err;

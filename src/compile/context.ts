@@ -31,6 +31,8 @@ export interface ModelIndex {
 
 export type MutationRoot =
   | { kind: 'create' | 'update' | 'delete'; type: string }
+  | { kind: 'login' }
+  | { kind: 'changePassword' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string };
 
 export class AppContext {
@@ -91,6 +93,8 @@ function indexModel(model: AppModel): ModelIndex {
     index.lists.set(`all${type.plural}`, type.name);
     for (const kind of ['create', 'update', 'delete'] as const) index.mutations.set(`${kind}${type.name}`, { kind, type: type.name });
   }
+  index.mutations.set('loginUser', { kind: 'login' });
+  index.mutations.set('changeUserPassword', { kind: 'changePassword' });
   for (const relation of model.relations) {
     if (relation.storage.kind !== 'joinTable') continue;
     index.mutations.set(`addTo${relation.name}Connection`, { kind: 'addEdge', relation: relation.name });

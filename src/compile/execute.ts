@@ -234,8 +234,10 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
         continue;
       }
       try {
-        if (!args.admin) throw forbidden(key);
-        texts.push([key, await runMutation(s, { store: args.store, hooks: args.hooks }, nodes)]);
+        // Logging in and changing one's own password need no admin token; the rest does, for now.
+        const open = node.name.value === 'loginUser' || (node.name.value === 'changeUserPassword' && args.userId !== undefined);
+        if (!args.admin && !open) throw forbidden(key);
+        texts.push([key, await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes)]);
       } catch (err) {
         errors.push(fieldError(err, node, key));
         texts.push([key, 'null']);

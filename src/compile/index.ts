@@ -7,3 +7,4 @@ export { executeOperation, planQuery } from './execute.js';
 export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
 export type { WriteHooks } from './mutations/rows.js';
 export { decodeAnyId, decodeId, encodeId } from './ids.js';
+export { storedPassword } from './users.js';

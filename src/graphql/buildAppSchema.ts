@@ -7,6 +7,7 @@ import type { AppModel } from '../model/index.js';
 import { edgeMutations } from './edgeMutations.js';
 import { modelObjectType, nodeInterface } from './modelObjects.js';
 import { objectMutations } from './objectMutations.js';
+import { userMutations } from './userMutations.js';
 import { TypeRegistry, isManyToMany } from './registry.js';
 import { DateTimeScalar, JSONScalar, TextScalar } from './scalars.js';
 import { embeddedInputType, embeddedObjectType, enumType } from './valueTypes.js';
@@ -43,6 +44,7 @@ function mutationType(reg: TypeRegistry): GraphQLObjectType {
     fields: () => {
       const fields: Fields = {};
       for (const type of reg.model.types) Object.assign(fields, objectMutations(reg, type.name));
+      Object.assign(fields, userMutations(reg));
       for (const relation of reg.model.relations) {
         if (isManyToMany(relation)) Object.assign(fields, edgeMutations(reg, relation));
       }

@@ -8,14 +8,16 @@ import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, liveSchema } from '../store/index.js';
-import type { Store } from '../store/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, listSigningKeys, liveSchema } from '../store/index.js';
+import type { SigningKeyRow, Store } from '../store/index.js';
 import { DocumentCache } from './graphqlOverHttp.js';
 
 export interface LiveApp {
   id: string;
   name: string;
   context: AppContext;
+  /** The app's signing keys, newest first (retired ones still verify). */
+  keys: SigningKeyRow[];
   /** Validated documents of this schema version. */
   documents: DocumentCache;
   loadedAt: number;
@@ -82,11 +84,11 @@ export class AppRegistry {
     const row = await findApp(this.#store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
     if (!row || row.id !== appId) return null;
-    const live = await liveSchema(this.#store, appId);
+    const [live, keys] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId)]);
     if (!live) return null;
     const schema = appSchema(appId, live.version, live.model);
     const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
-    return { id: appId, name: row.name, context, documents: new DocumentCache(), loadedAt: Date.now() };
+    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), loadedAt: Date.now() };
   }
 
   /** Whether `token` is a live admin token of the app. */

@@ -225,7 +225,12 @@ describe('names clients rely on', () => {
     expect(fieldNames(blog, 'CreatePostPayload')).toEqual(['changedEdge', 'changedPost', 'clientMutationId', 'viewer']);
     expect(fieldType(blog, 'CreateUserPayload.token')).toBe('String');
     expect(fieldType(blog, 'UpdateUserPayload.token')).toBeUndefined();
-    for (const absent of ['loginUser', 'changeUserPassword']) expect(blog.getMutationType()?.getFields()[absent]).toBeUndefined();
+    const mutations = blog.getMutationType()?.getFields() ?? {};
+    expect(String(mutations.loginUser?.type)).toBe('LoginUserPayload');
+    expect(Object.keys((blog.getType('LoginUserInput') as GraphQLInputObjectType).getFields())).toEqual(['username', 'password', 'clientMutationId']);
+    expect(Object.keys((blog.getType('LoginUserPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'user', 'viewer', 'clientMutationId']);
+    expect(Object.keys((blog.getType('ChangeUserPasswordInput') as GraphQLInputObjectType).getFields())).toEqual(['id', 'oldPassword', 'newPassword', 'clientMutationId']);
+    expect(String(mutations.changeUserPassword?.type)).toBe('ChangeUserPasswordPayload');
     expect(blog.getSubscriptionType()).toBeUndefined();
   });
 

@@ -15,6 +15,12 @@ import { castOf, fieldIn } from '../values.js';
 export interface WriteHooks {
   /** Hashes a password for storage (Argon2id). */
   hashPassword(password: string): Promise<string>;
+  /** Whether `password` matches the stored hash; with no hash (unknown user) false, after as long. */
+  verifyPassword(stored: string | null, password: string): Promise<boolean>;
+  /** Whether a stored hash was made with weaker parameters than today's. */
+  needsRehash(stored: string): boolean;
+  /** A token for the user with this row uuid and stored password hash. */
+  issueToken(userId: string, passwordHash: string): Promise<string>;
 }
 
 export interface Writer {

@@ -18,6 +18,7 @@ import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
+import { runChangePassword, runLogin } from './user.js';
 import type { WriteHooks, Writer } from './rows.js';
 
 type Input = Record<string, unknown>;
@@ -40,6 +41,10 @@ function resolveDeep(v: unknown, request: RequestValues): unknown {
 export interface MutationContext {
   store: Store;
   hooks: WriteHooks;
+  /** Whether the caller holds an admin token. */
+  admin: boolean;
+  /** The logged-in user's row uuid, if any. */
+  userId?: string | undefined;
 }
 
 /** Runs the mutation field `nodes` and returns its payload as JSON text (or "null"). */
@@ -52,6 +57,8 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
   const args = readArguments(def.args, node.arguments, s.binder);
   const input = (resolveDeep(args.input, s.binder.request) ?? {}) as Input;
   const payloadType = def.type.toString();
+  if (root.kind === 'login') return runLogin(s, m, input, payloadType, nodes);
+  if (root.kind === 'changePassword') return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
   try {
     return await m.store.transaction(async (tx) => {
       const w: Writer = { app: s.app, tx, hooks: m.hooks };
@@ -88,8 +95,7 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
     if (common) parts.push(common);
     else if (name === `changed${type.name}`) parts.push({ key, phase, json: rowPart(s, type.name, id, group) });
     else if (name === 'changedEdge') parts.push({ key, phase, json: edgePart(s, type.name, id, group) });
-    // `token` of createUser is issued by the authentication layer; without it there is none.
-    else if (name === 'token') parts.push({ key, text: 'null' });
+    else if (name === 'token') parts.push({ key, text: JSON.stringify(await userToken(w, id)) });
     else throw new Error(`unknown payload field ${payloadType}.${name}`);
   }
   const read = new Map<string, string>();
@@ -100,6 +106,12 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
   }
   await readPhase(s, w.tx, parts, 'after', read);
   return assemble(parts, read);
+}
+
+/** A token for a user just created (createUser's `token`). */
+async function userToken(w: Writer, id: string): Promise<string> {
+  const { rows } = await w.tx.query<{ password: string }>(sql`SELECT password FROM ${w.app.table('User')} WHERE id = ${id}::uuid`);
+  return w.hooks.issueToken(id, (rows[0] as { password: string }).password);
 }
 
 interface EdgeEnds {

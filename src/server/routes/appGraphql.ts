@@ -3,9 +3,11 @@
 // schema, its request limits and the compiling executor. This file only adapts Fastify to those parts.
 
 import type { FastifyInstance } from 'fastify';
-import { hashPassword } from '../../auth/index.js';
-import { executeOperation } from '../../compile/index.js';
+import { decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword, verifyUserToken } from '../../auth/index.js';
+import { decodeAnyId, encodeId, executeOperation, storedPassword } from '../../compile/index.js';
+import type { WriteHooks } from '../../compile/index.js';
 import { notFound, unauthenticated } from '../../errors/index.js';
+import { USER } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
@@ -16,7 +18,9 @@ export interface AppRouteOptions {
   registry: AppRegistry;
 }
 
-type Caller = { kind: 'anonymous' } | { kind: 'admin' };
+type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: 'user'; userId: string };
+
+const REFUSED = 'The token is invalid, expired or revoked';
 
 function bearer(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
@@ -26,11 +30,45 @@ function bearer(header: string | string[] | undefined): string | undefined {
   return match[1];
 }
 
-async function callerOf(registry: AppRegistry, app: LiveApp, header: string | string[] | undefined): Promise<Caller> {
+/**
+ * Who is asking. Admin tokens (`tat_…`) are looked up by hash; anything else must be a user
+ * token of this app whose user still exists with the password it was issued under.
+ */
+async function callerOf(store: Store, registry: AppRegistry, app: LiveApp, header: string | string[] | undefined): Promise<Caller> {
   const token = bearer(header);
   if (token === undefined) return { kind: 'anonymous' };
-  if (await registry.isAdminToken(app.id, token)) return { kind: 'admin' };
-  throw unauthenticated('The token is invalid, expired or revoked');
+  if (token.startsWith('tat_')) {
+    if (await registry.isAdminToken(app.id, token)) return { kind: 'admin' };
+    throw unauthenticated(REFUSED);
+  }
+  const claims = await verifyUserToken(app.keys, app.id, token);
+  const subject = decodeAnyId(claims.sub);
+  if (subject?.type !== USER) throw unauthenticated(REFUSED);
+  const stored = await storedPassword(store, app.context, subject.uuid);
+  if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(REFUSED);
+  return { kind: 'user', userId: subject.uuid };
+}
+
+/** What mutations need from the authentication stage, bound to one app. */
+function writeHooks(app: LiveApp): WriteHooks {
+  return {
+    hashPassword,
+    needsRehash,
+    async verifyPassword(stored, password) {
+      if (stored === null) {
+        await verifyPassword(await decoyHash(), password);
+        return false;
+      }
+      return verifyPassword(stored, password);
+    },
+    issueToken: (userId, passwordHash) =>
+      signUserToken(app.keys, {
+        appId: app.id,
+        userId: encodeId(USER, userId),
+        lifetimeSeconds: app.context.app.settings.tokenLifetimeSeconds,
+        passwordFingerprint: passwordFingerprint(passwordHash),
+      }),
+  };
 }
 
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
@@ -42,7 +80,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
       const { appId } = request.params as { appId: string };
       const live = await options.registry.get(appId);
       if (!live) throw notFound(`No app with id "${appId}"`);
-      const caller = await callerOf(options.registry, live, request.headers.authorization);
+      const caller = await callerOf(options.store, options.registry, live, request.headers.authorization);
       const context = live.context;
       // Built once per loaded app: a settings change loads the app anew, with new limits and
       // an empty document cache, so documents validated under the old limits are not reused.
@@ -61,10 +99,25 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
           documents: live.documents,
           onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
           execute: (run) =>
-            executeOperation({ ...run, app: context, store: options.store, hooks: { hashPassword }, admin: caller.kind === 'admin' }),
+            executeOperation({
+              ...run,
+              app: context,
+              store: options.store,
+              hooks: writeHooks(live),
+              admin: caller.kind === 'admin',
+              userId: caller.kind === 'user' ? caller.userId : undefined,
+            }),
         },
       );
       return reply.code(response.status).headers(response.headers).send(response.body);
     },
+  });
+
+  // The app's public keys, for other services to verify its user tokens.
+  app.get('/graphql/:appId/.well-known/jwks.json', async (request, reply) => {
+    const { appId } = request.params as { appId: string };
+    const live = await options.registry.get(appId);
+    if (!live) throw notFound(`No app with id "${appId}"`);
+    return reply.header('cache-control', 'public, max-age=300').send(publicKeySet(live.keys));
   });
 }

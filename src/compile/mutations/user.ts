@@ -1,0 +1,105 @@
+// The built-in User's own mutations: `loginUser` checks a username and password and issues a
+// token; `changeUserPassword` needs the old password. Both fail alike whether the user exists
+// or not, and take about as long (a hash is verified either way).
+
+import type { FieldNode } from 'graphql';
+import { badInput, unauthenticated } from '../../errors/index.js';
+import { USER } from '../../model/index.js';
+import { sql } from '../../sql/index.js';
+import { decodeId } from '../ids.js';
+import { Binder } from '../params.js';
+import { CompileState } from '../state.js';
+import { writeError } from './errors.js';
+import { assemble, commonPart, payloadFields, readPhase, rowPart } from './payload.js';
+import type { PayloadPart } from './payload.js';
+import type { Writer } from './rows.js';
+import type { MutationContext } from './run.js';
+
+type Input = Record<string, unknown>;
+
+const WRONG = 'Wrong username or password';
+
+interface StoredUser {
+  id: string;
+  password: string;
+}
+
+async function userByName(w: Writer, username: string): Promise<StoredUser | undefined> {
+  const table = w.app.table(USER);
+  const { rows } = await w.tx.query<StoredUser>(sql`SELECT id, password FROM ${table} WHERE lower(username) = lower(${username.normalize('NFC')}) FOR UPDATE`);
+  return rows[0];
+}
+
+/**
+ * The payload is read as the user who just logged in would read it (their token's view), not
+ * with the caller's rights: an admin token logging a user in sees what that user sees.
+ */
+function asUser(s: CompileState, userId: string): CompileState {
+  return new CompileState(s.app, new Binder({ ...s.binder.request, userId }), s.fragments, 'rules');
+}
+
+export async function runLogin(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  const username = String(input.username ?? '');
+  const password = String(input.password ?? '');
+  try {
+    return await m.store.transaction(async (tx) => {
+      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      const user = await userByName(w, username);
+      const ok = await m.hooks.verifyPassword(user?.password ?? null, password);
+      if (!user || !ok) throw unauthenticated(WRONG);
+      let stored = user.password;
+      if (m.hooks.needsRehash(stored)) stored = await m.hooks.hashPassword(password);
+      await tx.query(sql`UPDATE ${w.app.table(USER)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
+      const token = await m.hooks.issueToken(user.id, stored);
+      const view = asUser(s, user.id);
+      const parts: PayloadPart[] = [];
+      for (const [key, group] of payloadFields(view, payloadType, nodes)) {
+        const common = commonPart(view, payloadType, key, group, input.clientMutationId);
+        const name = (group[0] as FieldNode).name.value;
+        if (common) parts.push(common);
+        else if (name === 'token') parts.push({ key, text: JSON.stringify(token) });
+        else if (name === 'user') parts.push({ key, phase: 'after', json: rowPart(view, USER, user.id, group) });
+        else throw new Error(`unknown payload field ${payloadType}.${name}`);
+      }
+      const read = new Map<string, string>();
+      await readPhase(view, tx, parts, 'after', read);
+      return assemble(parts, read);
+    });
+  } catch (err) {
+    throw writeError(s.app, err);
+  }
+}
+
+/** `callerId` is the logged-in user (undefined for an admin token, which may change anyone's). */
+export async function runChangePassword(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[], callerId: string | undefined, admin: boolean): Promise<string> {
+  const id = decodeId(String(input.id), USER, 'input.id');
+  const newPassword = String(input.newPassword ?? '');
+  if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
+  try {
+    return await m.store.transaction(async (tx) => {
+      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid FOR UPDATE`);
+      const user = rows[0];
+      // Someone else's id answers like a wrong password: it must not tell whether the user exists.
+      const mine = admin || callerId === id;
+      const ok = await m.hooks.verifyPassword(mine ? (user?.password ?? null) : null, String(input.oldPassword ?? ''));
+      if (!user || !ok) throw unauthenticated('Wrong password');
+      const stored = await m.hooks.hashPassword(newPassword);
+      await tx.query(sql`UPDATE ${w.app.table(USER)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
+      const view = admin ? s : asUser(s, id);
+      const parts: PayloadPart[] = [];
+      for (const [key, group] of payloadFields(view, payloadType, nodes)) {
+        const common = commonPart(view, payloadType, key, group, input.clientMutationId);
+        const name = (group[0] as FieldNode).name.value;
+        if (common) parts.push(common);
+        else if (name === 'changedUser') parts.push({ key, phase: 'after', json: rowPart(view, USER, id, group) });
+        else throw new Error(`unknown payload field ${payloadType}.${name}`);
+      }
+      const read = new Map<string, string>();
+      await readPhase(view, tx, parts, 'after', read);
+      return assemble(parts, read);
+    });
+  } catch (err) {
+    throw writeError(s.app, err);
+  }
+}
