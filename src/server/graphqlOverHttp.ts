@@ -216,7 +216,11 @@ export async function handleGraphQLOverHttp(
     if (run.data === undefined) return requestErrorResponse(mediaType, run.errors, options, 'BAD_USER_INPUT');
     const errors = formatErrors(run.errors, options);
     const body = errors.length > 0 ? `{"data":${run.data},"errors":${JSON.stringify(errors)}}` : `{"data":${run.data}}`;
-    return { status: resultStatus(mediaType, true, errors), headers: { 'content-type': `${mediaType}; charset=utf-8` }, body };
+    const headers: Record<string, string> = { 'content-type': `${mediaType}; charset=utf-8` };
+    // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
+    const retryAfter = Math.max(0, ...errors.filter((e) => codeOf(e) === 'RATE_LIMITED').map((e) => Number(e.extensions?.retryAfter ?? 1)));
+    if (retryAfter > 0) return { status: ERROR_CODES.RATE_LIMITED, headers: { ...headers, 'retry-after': String(retryAfter) }, body };
+    return { status: resultStatus(mediaType, true, errors), headers, body };
   }
 
   const result: ExecutionResult = await execute({

@@ -21,6 +21,10 @@ export interface WriteHooks {
   needsRehash(stored: string): boolean;
   /** A token for the user with this row uuid and stored password hash. */
   issueToken(userId: string, passwordHash: string): Promise<string>;
+  /** Counts a login attempt for `username` from the caller's address; throws RATE_LIMITED over the limit. */
+  loginAttempt(username: string): Promise<void>;
+  /** A login for `username` succeeded. */
+  loginSucceeded(username: string): Promise<void>;
 }
 
 export interface Writer {

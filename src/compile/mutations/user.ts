@@ -41,8 +41,10 @@ function asUser(s: CompileState, userId: string): CompileState {
 export async function runLogin(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
   const username = String(input.username ?? '');
   const password = String(input.password ?? '');
+  // Counted before the password is checked, so parallel attempts cannot slip past the limit.
+  await m.hooks.loginAttempt(username);
   try {
-    return await m.store.transaction(async (tx) => {
+    const answer = await m.store.transaction(async (tx) => {
       const w: Writer = { app: s.app, tx, hooks: m.hooks };
       const user = await userByName(w, username);
       const ok = await m.hooks.verifyPassword(user?.password ?? null, password);
@@ -65,6 +67,8 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
       await readPhase(view, tx, parts, 'after', read);
       return assemble(parts, read);
     });
+    await m.hooks.loginSucceeded(username);
+    return answer;
   } catch (err) {
     throw writeError(s.app, err);
   }

@@ -3,7 +3,7 @@
 // schema, its request limits and the compiling executor. This file only adapts Fastify to those parts.
 
 import type { FastifyInstance } from 'fastify';
-import { decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword, verifyUserToken } from '../../auth/index.js';
+import { LoginThrottle, decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword, verifyUserToken } from '../../auth/index.js';
 import { decodeAnyId, encodeId, executeOperation, storedPassword } from '../../compile/index.js';
 import type { WriteHooks } from '../../compile/index.js';
 import { notFound, unauthenticated } from '../../errors/index.js';
@@ -49,9 +49,11 @@ async function callerOf(store: Store, registry: AppRegistry, app: LiveApp, heade
   return { kind: 'user', userId: subject.uuid };
 }
 
-/** What mutations need from the authentication stage, bound to one app. */
-function writeHooks(app: LiveApp): WriteHooks {
+/** What mutations need from the authentication stage, bound to one app and client address. */
+function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string): WriteHooks {
   return {
+    loginAttempt: (username) => throttle.attempt(app.id, username, address),
+    loginSucceeded: (username) => throttle.succeeded(app.id, username, address),
     hashPassword,
     needsRehash,
     async verifyPassword(stored, password) {
@@ -72,6 +74,7 @@ function writeHooks(app: LiveApp): WriteHooks {
 }
 
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
+  const throttle = new LoginThrottle(options.store);
   app.route({
     // Every method reaches the core, which answers 405 for those GraphQL over HTTP does not use.
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -103,7 +106,8 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
               ...run,
               app: context,
               store: options.store,
-              hooks: writeHooks(live),
+              // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
+              hooks: writeHooks(live, throttle, request.ip),
               admin: caller.kind === 'admin',
               userId: caller.kind === 'user' ? caller.userId : undefined,
             }),

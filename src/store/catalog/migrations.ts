@@ -54,6 +54,18 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: 'login throttling counters',
+    statements: [
+      // The layout rate-limiter-flexible's PostgreSQL limiter reads and writes.
+      sql`CREATE TABLE tessera.login_limits (
+        key varchar(255) PRIMARY KEY,
+        points integer NOT NULL DEFAULT 0,
+        expire bigint
+      )`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */

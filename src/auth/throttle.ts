@@ -1,0 +1,80 @@
+// Login throttling, stored in the catalog so it holds across instances (and restarts):
+// 10 consecutive failures for one username from one address, or 100 failures from one
+// address in an hour, and further attempts — a correct password included — are refused with
+// RATE_LIMITED until the window passes. An attempt is counted before the password is checked,
+// so parallel attempts cannot slip past the limit; a success gives its point back.
+
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { TesseraError } from '../errors/index.js';
+import { precompiled } from '../sql/index.js';
+import type { Store } from '../store/index.js';
+
+export const LOGIN_LIMITS = {
+  /** Consecutive failures for one username from one address, and the window they count in. */
+  perUser: { points: 10, seconds: 15 * 60 },
+  /** Failures from one address, whatever the username. */
+  perAddress: { points: 100, seconds: 60 * 60 },
+} as const;
+
+/** The limiter's queries go through the store, so both drivers serve it. */
+function storeClient(store: Store) {
+  return {
+    query: async (q: { text: string; values?: unknown[] }) => {
+      const result = await store.query(precompiled(q.text, q.values ?? []));
+      return { rows: result.rows, rowCount: result.rowCount };
+    },
+  };
+}
+
+function limiter(store: Store, prefix: string, limit: { points: number; seconds: number }): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: storeClient(store),
+    storeType: 'pool',
+    schemaName: 'tessera',
+    tableName: 'login_limits',
+    tableCreated: true,
+    keyPrefix: prefix,
+    points: limit.points,
+    duration: limit.seconds,
+  });
+}
+
+function throttled(res: unknown): TesseraError {
+  const ms = res instanceof RateLimiterRes ? res.msBeforeNext : 60_000;
+  const retryAfter = Math.max(1, Math.ceil(ms / 1000));
+  return new TesseraError('RATE_LIMITED', `Too many login attempts; try again in ${retryAfter} s`, { retryAfter });
+}
+
+export class LoginThrottle {
+  readonly #perUser: RateLimiterPostgres;
+  readonly #perAddress: RateLimiterPostgres;
+
+  constructor(store: Store) {
+    this.#perUser = limiter(store, 'login-user', LOGIN_LIMITS.perUser);
+    this.#perAddress = limiter(store, 'login-address', LOGIN_LIMITS.perAddress);
+  }
+
+  static #keys(appId: string, username: string, address: string) {
+    const name = username.normalize('NFC').toLowerCase();
+    return { user: `${appId}:${address}:${name}`, address: `${appId}:${address}` };
+  }
+
+  /** Counts an attempt; RATE_LIMITED (with `retryAfter` seconds) when over a limit. */
+  async attempt(appId: string, username: string, address: string): Promise<void> {
+    const keys = LoginThrottle.#keys(appId, username, address);
+    try {
+      await this.#perAddress.consume(keys.address, 1);
+      await this.#perUser.consume(keys.user, 1);
+    } catch (res) {
+      if (res instanceof RateLimiterRes) throw throttled(res);
+      throw res;
+    }
+  }
+
+  /** A successful login: the username's failures are forgotten and the address gets its point back. */
+  async succeeded(appId: string, username: string, address: string): Promise<void> {
+    const keys = LoginThrottle.#keys(appId, username, address);
+    await this.#perUser.delete(keys.user);
+    await this.#perAddress.reward(keys.address, 1);
+  }
+}
