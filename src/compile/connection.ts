@@ -242,7 +242,10 @@ function aggregate(s: CompileState, target: ModelType, z: SqlFragment, fn: 'min'
     const field = target.fields.find((f) => f.name === name);
     const column = field?.kind === 'value' ? field.column : name;
     const isDate = name === 'createdAt' || name === 'modifiedAt' || (field?.kind === 'value' && field.type.kind === 'scalar' && field.type.name === 'DateTime');
-    const value = sql`${call}(${z}.${ident(column)})`;
+    // Over a field with rules of its own, only the rows whose value the caller may read count.
+    const guard = field ? s.fieldAllowed(target, field.name, 'read', z) : undefined;
+    const input = guard === undefined ? sql`${z}.${ident(column)}` : sql`CASE WHEN ${guard} THEN ${z}.${ident(column)} END`;
+    const value = sql`${call}(${input})`;
     if (fn === 'sum' || fn === 'avg') pairs.push([key, sql`${value}::double precision`]);
     else pairs.push([key, isDate ? dateTimeOut(value) : value]);
   }

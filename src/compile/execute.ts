@@ -15,6 +15,7 @@ import type { WriteHooks } from './mutations/rows.js';
 import { Binder, bindPrepared, prepare, shapeKey } from './params.js';
 import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
+import { resolveRefusals } from './refusals.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
 import type { Access } from './state.js';
@@ -29,7 +30,7 @@ export interface ExecuteArgs {
   operationName?: string | undefined;
   variables?: Readonly<Record<string, unknown>> | undefined;
   userId?: string | undefined;
-  /** An admin token: full access. Anyone else is refused the data until rules are compiled in. */
+  /** An admin token: full access. Anyone else reads under the app's rules. */
   admin: boolean;
 }
 
@@ -174,11 +175,12 @@ async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode,
 }
 
 /**
- * Secure by default: without permission rules compiled into the statements, only an admin
- * token may read or write data. Introspection and `__typename` stay open.
+ * Reads are compiled with the app's rules for every caller but admin tokens. Writes other
+ * than logging in and changing one's own password still need an admin token until their
+ * rules are checked inside the transaction.
  */
 function forbidden(key: string): TesseraError {
-  return new TesseraError('FORBIDDEN', `${key}: this operation needs an admin token of the app`);
+  return new TesseraError('FORBIDDEN', `${key}: this mutation needs an admin token of the app`);
 }
 
 export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult> {
@@ -205,13 +207,13 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
             return r.text;
           }
           case 'sql':
-            if (!args.admin) {
-              errors.push(fieldError(forbidden(plan.key), plan.node, plan.key));
-              return 'null';
-            }
             try {
               const result = await args.store.query<{ v: string | null }>(bindPrepared(plan.statement, request));
-              return result.rows[0]?.v ?? 'null';
+              const text = result.rows[0]?.v ?? 'null';
+              if (args.admin) return text;
+              const resolved = resolveRefusals(text, plan.key, plan.node);
+              errors.push(...resolved.errors);
+              return resolved.text;
             } catch (err) {
               errors.push(fieldError(err, plan.node, plan.key));
               return 'null';
@@ -237,7 +239,10 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
         // Logging in and changing one's own password need no admin token; the rest does, for now.
         const open = node.name.value === 'loginUser' || (node.name.value === 'changeUserPassword' && args.userId !== undefined);
         if (!args.admin && !open) throw forbidden(key);
-        texts.push([key, await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes)]);
+        const text = await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes);
+        const resolved = resolveRefusals(text, key, node);
+        errors.push(...resolved.errors);
+        texts.push([key, resolved.text]);
       } catch (err) {
         errors.push(fieldError(err, node, key));
         texts.push([key, 'null']);

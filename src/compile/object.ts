@@ -14,6 +14,7 @@ import { findField } from './context.js';
 import { idSql } from './ids.js';
 import { collectFields, subSelections } from './selection.js';
 import { TRUE, whereAll } from './where.js';
+import { guarded } from './refusals.js';
 import type { Fields } from './selection.js';
 import type { CompileState } from './state.js';
 import { dateTimeOut, jsonObject, valueOut } from './values.js';
@@ -65,9 +66,12 @@ export function modelObject(s: CompileState, type: ModelType, row: SqlFragment, 
     else {
       const field = findField(type, name);
       if (!field) throw new Error(`unknown field ${type.name}.${name}`);
-      if (field.kind === 'value') pairs.push([key, valueFieldOut(s, field, sql`${row}.${ident(field.column)}`, nodes)]);
-      else if (!field.list) pairs.push([key, singularRelation(s, type, row, field, nodes)]);
-      else pairs.push([key, listRelation(s, type, row, field, nodes)]);
+      let value: SqlFragment;
+      if (field.kind === 'value') value = valueFieldOut(s, field, sql`${row}.${ident(field.column)}`, nodes);
+      else if (!field.list) value = singularRelation(s, type, row, field, nodes);
+      else value = listRelation(s, type, row, field, nodes);
+      // A field with rules of its own answers a refusal where they do not hold for this row.
+      pairs.push([key, guarded(s, s.fieldAllowed(type, field.name, 'read', row), value, type.name, field.name)]);
     }
   }
   return jsonObject(pairs);

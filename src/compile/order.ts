@@ -9,6 +9,8 @@ import type { SqlFragment } from '../sql/index.js';
 import { findField } from './context.js';
 import type { CursorKey, KeyKind } from './cursor.js';
 import type { CompileState } from './state.js';
+import { TesseraError } from '../errors/index.js';
+import { fieldGrants } from '../permissions/index.js';
 
 export interface SortKey {
   /** Field name (`id`, `createdAt`, … or a value field). */
@@ -72,6 +74,10 @@ export function sortKeys(s: CompileState, type: ModelType, orderBy: unknown): So
     }
     const field = findField(type, name);
     if (field?.kind !== 'value') throw new Error(`unknown order field ${type.name}.${name}`);
+    // Ordering by a field with rules of its own would tell its hidden values apart.
+    if (s.access !== 'admin' && fieldGrants(type, name, 'read') !== undefined && !readableByEveryone(type, name)) {
+      throw new TesseraError('FORBIDDEN', `Ordering by ${type.name}.${name} is not allowed: the field has read rules of its own`, { field: `${type.name}.${name}` });
+    }
     keys.push(key(name, field.column, desc, keyKind(field), !field.required));
   }
   const last = keys[keys.length - 1];
@@ -125,4 +131,8 @@ export function beyond(row: SqlFragment, keys: readonly SortKey[], values: reado
   });
   if (inclusive) terms.push(sql`(${join(keys.map((_, i) => equal(i)), sql` AND `)})`);
   return sql`(${join(terms, sql` OR `)})`;
+}
+
+function readableByEveryone(type: ModelType, name: string): boolean {
+  return (fieldGrants(type, name, 'read') ?? []).some((g) => g.scope === 'EVERYONE');
 }

@@ -4,7 +4,7 @@
 
 import type { FragmentDefinitionNode } from 'graphql';
 import type { ModelType, PermissionOperation } from '../model/index.js';
-import { ALWAYS, accessPredicate } from '../permissions/index.js';
+import { ALWAYS, accessPredicate, fieldGrants, grantsPredicate } from '../permissions/index.js';
 import type { RuleContext } from '../permissions/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -33,13 +33,31 @@ export class CompileState {
    */
   allowed(type: ModelType, op: PermissionOperation, row: SqlFragment): SqlFragment {
     if (this.access === 'admin') return TRUE;
-    const rules: RuleContext = {
+    return accessPredicate(this.#rules(), type, op, row);
+  }
+
+  /**
+   * The predicate for `op` on a field with rules of its own (undefined when the field follows
+   * its type's rules, or for an admin token). Reading it also needs read access to the row,
+   * which the row's own predicate already ensures.
+   */
+  fieldAllowed(type: ModelType, field: string, op: PermissionOperation, row: SqlFragment): SqlFragment | undefined {
+    if (this.access === 'admin') return undefined;
+    const grants = fieldGrants(type, field, op);
+    if (grants === undefined) return undefined;
+    return grantsPredicate(this.#rules(), type, row, grants);
+  }
+
+  /** Set once a field answer may carry a refusal marker (see forbiddenMarker). */
+  refusals = false;
+
+  #rules(): RuleContext {
+    return {
       model: this.app.app.model,
       table: (name) => this.app.table(name),
       alias: (prefix) => this.alias(prefix),
       viewer: this.binder.fromRequest((r) => r.userId ?? null),
     };
-    return accessPredicate(rules, type, op, row);
   }
 
   /** A fresh table alias (`t1`, `t2`, …). */

@@ -69,6 +69,15 @@ export function wherePredicate(s: CompileState, type: ModelType, row: SqlFragmen
 }
 
 function fieldPredicate(s: CompileState, type: ModelType, row: SqlFragment, key: string, arg: Args): SqlFragment {
+  // A filter on a field the caller may not read holds for no row it may not read: it can never
+  // tell anything about a hidden value (NOT of it holds for those rows whatever the value).
+  const name = key.endsWith('Id') && !findField(type, key) ? key.slice(0, -2) : key;
+  const guard = s.fieldAllowed(type, name, 'read', row);
+  const predicate = unguardedFieldPredicate(s, type, row, key, arg);
+  return guard === undefined ? predicate : and([guard, predicate]);
+}
+
+function unguardedFieldPredicate(s: CompileState, type: ModelType, row: SqlFragment, key: string, arg: Args): SqlFragment {
   const field = findField(type, key);
   if (field?.kind === 'value') return valuePredicate(s, field, sql`${row}.${ident(field.column)}`, arg, `${type.name}.${key}`);
   if (field?.kind === 'relation') return relationPredicate(s, type, row, field, arg);
