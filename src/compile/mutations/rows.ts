@@ -2,13 +2,15 @@
 // converted and checked, passwords hashed, singular relations set from either side (the id
 // wins over a nested create), list relations filled by nested creates.
 
-import { badInput, notFound } from '../../errors/index.js';
+import { TesseraError, badInput, notFound } from '../../errors/index.js';
 import { USER } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import type { Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
+import type { CompileState } from '../state.js';
+import { requireExisting, requireWrite } from './checks.js';
 import { decodeId } from '../ids.js';
 import { castOf, fieldIn } from '../values.js';
 
@@ -31,6 +33,8 @@ export interface Writer {
   app: AppContext;
   tx: Transaction;
   hooks: WriteHooks;
+  /** The caller's compilation state: whose rules the writes are checked against. */
+  s: CompileState;
 }
 
 type Input = Record<string, unknown>;
@@ -94,6 +98,8 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
     if (target === null) return;
     const moved = await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = ${id}::uuid WHERE id = ${target}::uuid`);
     if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
+    // The link is stored on the other object, which changes: it needs update there too.
+    await requireWrite(w.s, w.tx, w.app.type(field.target), target, 'update', {});
     return;
   }
   throw new Error(`${what} is not a singular relation`);
@@ -169,6 +175,8 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
   const inserted = await w.tx.query<{ id: string }>(statement);
   newId = (inserted.rows[0] as { id: string }).id;
   for (const step of after) await step();
+  // Checked on the row as written, its relations set; a refusal rolls everything back.
+  await requireWrite(w.s, w.tx, type, newId, 'create', input);
   return newId;
 }
 
@@ -190,6 +198,10 @@ function without(input: Input, field: RelationField): Input {
 export async function updateRow(w: Writer, type: ModelType, id: string, input: Input): Promise<void> {
   const found = await w.tx.query(sql`SELECT id FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
   if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to update${type.name}`);
+  await requireExisting(w.s, w.tx, type, id, 'update', input);
+  if (w.s.access !== 'admin' && type.name === USER && input.password !== undefined) {
+    throw new TesseraError('FORBIDDEN', 'A password is reset with an admin token; users change theirs with changeUserPassword', { field: 'password' });
+  }
   const sets: SqlFragment[] = [sql`"modifiedAt" = now()`];
   for (const field of type.fields) {
     if (field.kind !== 'value' || !isGiven(input[field.name])) continue;
@@ -202,10 +214,13 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
     if (!isGiven(idInput)) continue;
     await setSingular(w, type, field, id, relationTarget(type, field, idInput));
   }
+  // The update must hold after the write too: a row cannot be moved out of the writer's reach.
+  await requireWrite(w.s, w.tx, type, id, 'update', input);
 }
 
 /** Deletes the row `id`; false when there was none. References to it are cleared by the database. */
 export async function deleteRow(w: Writer, type: ModelType, id: string): Promise<boolean> {
+  if (!(await requireExisting(w.s, w.tx, type, id, 'delete', {}))) return false;
   const deleted = await w.tx.query(sql`DELETE FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid`);
   return deleted.rowCount > 0;
 }

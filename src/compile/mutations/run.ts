@@ -3,6 +3,7 @@
 
 import type { FieldNode } from 'graphql';
 import { badInput, notFound } from '../../errors/index.js';
+import { USER } from '../../model/index.js';
 import type { ModelType, Relation } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -18,7 +19,7 @@ import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
-import { runChangePassword, runLogin } from './user.js';
+import { asUser, runChangePassword, runLogin } from './user.js';
 import type { WriteHooks, Writer } from './rows.js';
 
 type Input = Record<string, unknown>;
@@ -61,7 +62,7 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
   if (root.kind === 'changePassword') return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
   try {
     return await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
       switch (root.kind) {
         case 'create':
         case 'update':
@@ -88,23 +89,25 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
   else id = decodeId(String(input.id), type.name, 'input.id');
   if (kind === 'update') await updateRow(w, type, id, input);
   const phase = kind === 'delete' ? 'before' : 'after';
+  // Someone signing up reads the payload as the user they just became.
+  const view = kind === 'create' && type.name === USER && s.access === 'rules' ? asUser(s, id) : s;
   const parts: PayloadPart[] = [];
-  for (const [key, group] of payloadFields(s, payloadType, nodes)) {
-    const common = commonPart(s, payloadType, key, group, input.clientMutationId);
+  for (const [key, group] of payloadFields(view, payloadType, nodes)) {
+    const common = commonPart(view, payloadType, key, group, input.clientMutationId);
     const name = (group[0] as FieldNode).name.value;
     if (common) parts.push(common);
-    else if (name === `changed${type.name}`) parts.push({ key, phase, json: rowPart(s, type.name, id, group) });
-    else if (name === 'changedEdge') parts.push({ key, phase, json: edgePart(s, type.name, id, group) });
+    else if (name === `changed${type.name}`) parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
+    else if (name === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
     else if (name === 'token') parts.push({ key, text: JSON.stringify(await userToken(w, id)) });
     else throw new Error(`unknown payload field ${payloadType}.${name}`);
   }
   const read = new Map<string, string>();
-  await readPhase(s, w.tx, parts, 'before', read);
+  await readPhase(view, w.tx, parts, 'before', read);
   if (kind === 'delete' && !(await deleteRow(w, type, id))) {
     // Nothing had that id: the payload says so with a null object, not an error.
     for (const p of parts) if ('phase' in p && p.phase === 'before') read.set(p.key, 'null');
   }
-  await readPhase(s, w.tx, parts, 'after', read);
+  await readPhase(view, w.tx, parts, 'after', read);
   return assemble(parts, read);
 }
 

@@ -34,7 +34,7 @@ async function userByName(w: Writer, username: string): Promise<StoredUser | und
  * The payload is read as the user who just logged in would read it (their token's view), not
  * with the caller's rights: an admin token logging a user in sees what that user sees.
  */
-function asUser(s: CompileState, userId: string): CompileState {
+export function asUser(s: CompileState, userId: string): CompileState {
   return new CompileState(s.app, new Binder({ ...s.binder.request, userId }), s.fragments, 'rules');
 }
 
@@ -45,7 +45,7 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
   await m.hooks.loginAttempt(username);
   try {
     const answer = await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
       const user = await userByName(w, username);
       const ok = await m.hooks.verifyPassword(user?.password ?? null, password);
       if (!user || !ok) throw unauthenticated(WRONG);
@@ -81,7 +81,7 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
   if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
   try {
     return await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks };
+      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
       const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid FOR UPDATE`);
       const user = rows[0];
       // Someone else's id answers like a wrong password: it must not tell whether the user exists.
