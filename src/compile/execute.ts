@@ -236,10 +236,9 @@ export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult
         continue;
       }
       try {
-        // Object mutations are checked against the rules inside their transaction; edge
-        // mutations still need an admin token until their own rules are checked.
+        // Mutations are checked against the rules inside their transaction.
         const root = args.app.index.mutations.get(node.name.value);
-        const open = root !== undefined && root.kind !== 'addEdge' && root.kind !== 'updateEdge' && root.kind !== 'removeEdge' && (root.kind !== 'changePassword' || args.userId !== undefined);
+        const open = root !== undefined && (root.kind !== 'changePassword' || args.userId !== undefined);
         if (!args.admin && !open) throw forbidden(key);
         const text = await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes);
         const resolved = resolveRefusals(text, key, node);

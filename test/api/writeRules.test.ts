@@ -1,7 +1,7 @@
 // Write rules over HTTP on both stores, as a table of cases: create checked on the row as
 // written, update on the row before and after (a row cannot be moved out of the writer's
 // reach), delete before, field rules on the fields given, sign-up by anyone, password resets
-// for admin tokens only, edge mutations still for admin tokens; nothing half-written.
+// for admin tokens only, edges needing update on both ends, the built-in role rules.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../server/harness.js';
@@ -96,11 +96,32 @@ describe.each(STORE_KINDS)('write rules (%s)', (kind) => {
     expect(code(await as('ann', 'mutation($i: DeleteUserInput!) { deleteUser(input: $i) { changedUser { id } } }', { i: { id: ids.ann } }))).toBe('FORBIDDEN');
   });
 
-  it('edge mutations still need an admin token', async () => {
+  it('edge mutations need update on both ends', async () => {
     const add = 'mutation($i: AddToPostLikesConnectionInput!) { addToPostLikesConnection(input: $i) { changedPostLikes { post { title } } } }';
-    const variables = { i: { postId: ids.post, userId: ids.ann } };
-    expect(code(await as('ann', add, variables))).toBe('FORBIDDEN');
-    expect((await as('admin', add, variables)).body.errors).toBeUndefined();
+    expect((await as('ann', add, { i: { postId: ids.post, userId: ids.ann } })).body.errors).toBeUndefined();
+    expect(code(await as('bob', add, { i: { postId: ids.post, userId: ids.bob } }))).toBe('FORBIDDEN');
+    // Bob's user is not even readable by ann: the id answers as the id of nothing.
+    expect(code(await as('ann', add, { i: { postId: ids.post, userId: ids.bob } }))).toBe('BAD_USER_INPUT');
+    const likes = await app.data(`{ getPost(id: "${ids.post}") { likedBy { edges { node { id } } } } }`);
+    expect(likes.getPost.likedBy.edges).toEqual([{ node: { id: ids.ann } }]);
+  });
+
+  it('roles: the creator becomes an admin member, admins enrol others, members may leave, role grants apply', async () => {
+    const role = await as('ann', 'mutation { createRole(input: { name: "Editors" }) { changedRole { id name } } }');
+    expect(role.body.errors).toBeUndefined();
+    const roleId = role.body.data.createRole.changedRole.id as string;
+    const members = async () => (await app.data(`{ getRole(id: "${roleId}") { members { edges { accessLevel node { id } } } } }`)).getRole.members.edges;
+    expect(await members()).toEqual([{ accessLevel: 'admin', node: { id: ids.ann } }]);
+    const enrol = 'mutation($i: AddToUserRolesConnectionInput!) { addToUserRolesConnection(input: $i) { changedUserRoles { accessLevel } } }';
+    expect(code(await as('bob', enrol, { i: { userId: ids.bob, roleId, accessLevel: 'admin' } }))).toBe('FORBIDDEN');
+    expect((await as('ann', enrol, { i: { userId: ids.bob, roleId, accessLevel: 'readonly' } })).body.errors).toBeUndefined();
+    expect(code(await as('bob', 'mutation($i: UpdateUserRolesConnectionInput!) { updateUserRolesConnection(input: $i) { changedUserRoles { accessLevel } } }', { i: { userId: ids.bob, roleId, accessLevel: 'admin' } }))).toBe('FORBIDDEN');
+    const leave = 'mutation($i: RemoveFromUserRolesConnectionInput!) { removeFromUserRolesConnection(input: $i) { changedUserRoles { accessLevel } } }';
+    expect((await as('bob', leave, { i: { userId: ids.bob, roleId } })).body.errors).toBeUndefined();
+    expect(code(await as('bob', leave, { i: { userId: ids.ann, roleId } }))).toBe('FORBIDDEN');
+    expect(await members()).toEqual([{ accessLevel: 'admin', node: { id: ids.ann } }]);
+    // A member of Editors may now set the field its rule guards.
+    expect((await as('ann', UPDATE, { i: { id: ids.post, featured: false } })).body.data.updatePost.changedPost.featured).toBe(false);
   });
 
   it('delete: refused for others, the author gets the last copy', async () => {

@@ -3,8 +3,9 @@
 // the write, `delete` before it, and the rules of each field given that has rules of its own.
 // A row the caller may not even read answers as if it did not exist.
 
-import { TesseraError, notFound } from '../../errors/index.js';
-import type { ModelType, PermissionOperation } from '../../model/index.js';
+import { TesseraError, badInput, notFound } from '../../errors/index.js';
+import { ROLE, USER, USER_ROLES } from '../../model/index.js';
+import type { ModelType, PermissionOperation, Relation } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import type { Transaction } from '../../store/index.js';
@@ -55,4 +56,49 @@ export async function requireExisting(s: CompileState, tx: Transaction, type: Mo
   }
   await requireWrite(s, tx, type, id, op, input);
   return true;
+}
+
+/**
+ * Edge mutations: managing an edge needs `update` on both end objects — except the built-in
+ * `UserRoles`, where a role's admin members (and the app's admins) enrol, change and remove
+ * members, and anyone may remove themselves.
+ */
+export async function requireEdgeWrite(
+  s: CompileState,
+  tx: Transaction,
+  relation: Relation,
+  ends: { targets: readonly [string, string]; ids: readonly [string, string] },
+  kind: 'addEdge' | 'updateEdge' | 'removeEdge',
+): Promise<void> {
+  if (s.access === 'admin') return;
+  if (relation.name === USER_ROLES) {
+    const userEnd = ends.targets[0] === USER ? 0 : 1;
+    const userId = ends.ids[userEnd];
+    const roleId = ends.ids[userEnd === 0 ? 1 : 0];
+    if (kind === 'removeEdge' && userId === s.binder.request.userId) return;
+    const role = s.app.type(ROLE);
+    // The Role rule for update is "the role's admin members" by default; an app may widen it.
+    if (!(await holds(s, tx, role, roleId, (row) => s.allowed(role, 'update', row)))) {
+      throw forbidden(`Only the admin members of a role manage its members`, USER_ROLES);
+    }
+    return;
+  }
+  for (const [i, target] of ends.targets.entries()) {
+    const type = s.app.type(target);
+    const id = ends.ids[i] as string;
+    if (!(await holds(s, tx, type, id, (row) => s.allowed(type, 'read', row)))) throw badInput(`No ${target} has the id given`);
+    await requireWrite(s, tx, type, id, 'update', {});
+  }
+}
+
+/** A role's creator becomes its admin member (the built-in Role rule). */
+export async function enrolCreator(s: CompileState, tx: Transaction, roleId: string): Promise<void> {
+  const userId = s.binder.request.userId;
+  if (s.access === 'admin' || userId === undefined) return;
+  const relation = s.app.relation(USER_ROLES);
+  const storage = relation.storage;
+  if (storage.kind !== 'joinTable') return;
+  const userEnd = storage.targets[0] === USER ? 0 : 1;
+  const [userColumn, roleColumn] = [storage.columns[userEnd], storage.columns[userEnd === 0 ? 1 : 0]];
+  await tx.query(sql`INSERT INTO ${s.app.table(storage.table)} (${ident(userColumn)}, ${ident(roleColumn)}, "accessLevel") VALUES (${userId}::uuid, ${roleId}::uuid, 'admin') ON CONFLICT DO NOTHING`);
 }

@@ -3,14 +3,14 @@
 // wins over a nested create), list relations filled by nested creates.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { USER } from '../../model/index.js';
+import { ROLE, USER } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import type { Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
-import { requireExisting, requireWrite } from './checks.js';
+import { enrolCreator, requireExisting, requireWrite } from './checks.js';
 import { decodeId } from '../ids.js';
 import { castOf, fieldIn } from '../values.js';
 
@@ -174,6 +174,7 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
     : sql`INSERT INTO ${w.app.table(type.table)} DEFAULT VALUES RETURNING id`;
   const inserted = await w.tx.query<{ id: string }>(statement);
   newId = (inserted.rows[0] as { id: string }).id;
+  if (type.name === ROLE) await enrolCreator(w.s, w.tx, newId);
   for (const step of after) await step();
   // Checked on the row as written, its relations set; a refusal rolls everything back.
   await requireWrite(w.s, w.tx, type, newId, 'create', input);

@@ -15,6 +15,7 @@ import { VarRef } from '../params.js';
 import type { RequestValues } from '../params.js';
 import type { CompileState } from '../state.js';
 import { castOf, fieldIn } from '../values.js';
+import { requireEdgeWrite } from './checks.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
@@ -148,6 +149,7 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
       if (input[f.name] === null && f.required) throw badInput(`${relation.name}.${f.name} cannot be null`, { field: f.name });
       return { column: ident(f.column), value: sql`${fieldIn(w.app, f, input[f.name], `${relation.name}.${f.name}`)}::${castOf(f)}` };
     });
+  await requireEdgeWrite(s, w.tx, relation, { targets: ends.storage.targets, ids: ends.ids }, kind);
   let joinId: string | undefined;
   if (kind === 'addEdge') {
     const columns = [...ends.storage.columns.map((c) => ident(c)), ...fieldValues.map((f) => f.column)];
