@@ -9,6 +9,7 @@ import type { JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ident, sql } from '../../src/sql/index.js';
 import { appSchemaName } from '../../src/store/index.js';
+import { admin } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp, startApiServer } from './harness.js';
 import type { TestApp } from './harness.js';
@@ -123,5 +124,26 @@ describe.each(STORE_KINDS)('users and tokens (%s)', (kind) => {
     expect(login.body.errors).toBeUndefined();
     const { rows } = await server.store.query<{ password: string }>(sql`SELECT password FROM ${table} WHERE id = ${uuid}::uuid`);
     expect(rows[0]?.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it('lets exactly one of 100 parallel sign-ups with one username through; the others get CONFLICT', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        app.gql('mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } } }', { i: { username: i % 2 ? 'Twin' : 'twin', password: 'pw-123456' } }, anonymous),
+      ),
+    );
+    const codes = replies.map((r) => (r.body.errors ? r.body.errors[0].extensions.code : 'OK'));
+    expect(codes.filter((c) => c === 'OK')).toHaveLength(1);
+    expect(codes.filter((c) => c === 'CONFLICT')).toHaveLength(99);
+  });
+
+  it('refuses a revoked admin token on the next request', async () => {
+    const created = await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId: app.id, name: 'short-lived' } });
+    const token = created.body.data.createAdminToken.token as string;
+    expect((await app.gql('{ viewer { allNotes { aggregations { count } } } }', {}, bearer(token))).status).toBe(200);
+    await admin(server, 'mutation($i: RevokeAdminTokenInput!) { revokeAdminToken(input: $i) { revoked } }', { i: { appId: app.id, name: 'short-lived' } });
+    const refused = await app.gql('{ __typename }', {}, bearer(token));
+    expect(refused.status).toBe(401);
+    expect(refused.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 });
