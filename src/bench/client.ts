@@ -18,7 +18,8 @@ export function post(url: string, token: string, body: string): Promise<HttpRepl
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+        // An empty token sends no Authorization header: an anonymous caller.
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) },
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -11,6 +11,7 @@ import { parseSchema, planMigration } from '../model/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
+import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
 import { measure, row } from './measure.js';
 
@@ -63,7 +64,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection };
 
 async function main() {
   const chosen = process.argv.slice(2);
