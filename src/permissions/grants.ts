@@ -56,15 +56,16 @@ export function typeGrants(type: ModelType, op: PermissionOperation): Grant[] {
 }
 
 /**
- * The grants of `op` on the field `name` of `type`, or undefined when the field has no rules
- * of its own and follows its type. A field's rules come from directives on the field and from
- * type rules listing it in `fields: [...]`.
+ * The grants of `op` on the field `name` of `type`, or undefined when the field follows its
+ * type for `op`. A field's rules come from directives on the field and from type rules listing
+ * it in `fields: [...]`; they govern the operations they grant, and the field follows its type
+ * for the others (a rule that only narrows who may read `username` leaves sign-up alone).
  */
 export function fieldGrants(type: ModelType, name: string, op: PermissionOperation): Grant[] | undefined {
   const field = type.fields.find((f) => f.name === name);
-  const own = [...(field?.permissions ?? []), ...type.permissions.filter((r) => r.fields.includes(name))];
+  const own = [...(field?.permissions ?? []), ...type.permissions.filter((r) => r.fields.includes(name))].filter((r) => r[op]);
   if (own.length === 0) return undefined;
-  return own.filter((r) => r[op]).map(grantOf);
+  return own.map(grantOf);
 }
 
 /** Whether any field of `type` has rules of its own (reads then check fields one by one). */
