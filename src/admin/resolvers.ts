@@ -50,6 +50,9 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   revokeAdminToken: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
     revoked: await context.admin.revokeAdminToken({ appId: input.appId, name: input.name }),
   }),
+  rotateSigningKey: async (_source, { input }: Input<{ appId: string }>, context) => ({
+    kid: await context.admin.rotateSigningKey({ appId: input.appId }),
+  }),
 };
 
 const app: Record<string, Resolver<AppSource, Record<string, never>>> = {

@@ -47,6 +47,8 @@ type Mutation {
   createAdminToken(input: CreateAdminTokenInput!): CreateAdminTokenPayload!
   "Revokes an app's admin token by name; it stops working at the next request."
   revokeAdminToken(input: RevokeAdminTokenInput!): RevokeAdminTokenPayload!
+  "Makes a new key sign the app's user tokens; tokens signed by the old keys keep working until they expire."
+  rotateSigningKey(input: RotateSigningKeyInput!): RotateSigningKeyPayload!
 }
 
 type App {
@@ -163,5 +165,15 @@ input RevokeAdminTokenInput {
 type RevokeAdminTokenPayload {
   "False when the app has no live token of that name."
   revoked: Boolean!
+}
+
+input RotateSigningKeyInput {
+  "The app's id or name."
+  appId: ID!
+}
+
+type RotateSigningKeyPayload {
+  "The key id (kid) of the key that signs from now on."
+  kid: String!
 }
 `;

@@ -7,6 +7,7 @@ import { DEFAULT_SETTINGS, SETTING_BOUNDS, parseSchema, planMigration, withDefau
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
+  retireSigningKeys,
   applyPlan,
   deleteApp,
   findApp,
@@ -178,6 +179,17 @@ export function createAdminService(store: Store): AdminService {
       const revoked = await revokeAdminToken(store, app.id, name);
       await store.notify(CATALOG_CHANNEL, app.id);
       return revoked;
+    },
+
+    async rotateSigningKey({ appId }) {
+      const app = await requireApp(store, appId);
+      const key = signingKey();
+      await store.transaction(async (tx) => {
+        await retireSigningKeys(tx, app.id);
+        await insertSigningKey(tx, { appId: app.id, ...key });
+        await tx.notify(CATALOG_CHANNEL, app.id);
+      });
+      return key.kid;
     },
 
     async listApps() {

@@ -41,6 +41,8 @@ export interface AdminService {
   /** Returns the token in clear text, once; only its hash is stored. */
   createAdminToken(input: { appId: string; name: string }): Promise<string>;
   revokeAdminToken(input: { appId: string; name: string }): Promise<boolean>;
+  /** A new signing key for user tokens; the older ones are retired (they still verify). Returns the new kid. */
+  rotateSigningKey(input: { appId: string }): Promise<string>;
   listApps(): Promise<AppSummary[]>;
   /** By id or by name; null when there is no such (live) app. */
   getApp(idOrName: string): Promise<AppDetail | null>;

@@ -123,5 +123,6 @@ function invalidating(admin: AdminService, registry: AppRegistry): AdminService 
     updateApp: after(admin.updateApp.bind(admin)),
     deleteApp: after(admin.deleteApp.bind(admin)),
     revokeAdminToken: after(admin.revokeAdminToken.bind(admin)),
+    rotateSigningKey: after(admin.rotateSigningKey.bind(admin)),
   };
 }

@@ -14,7 +14,7 @@ export type { AppRow } from './catalog/apps.js';
 export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schemaVersions.js';
 export type { SchemaVersionRow } from './catalog/schemaVersions.js';
 export { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } from './catalog/adminTokens.js';
-export { insertSigningKey, listSigningKeys } from './catalog/signingKeys.js';
+export { insertSigningKey, listSigningKeys, retireSigningKeys } from './catalog/signingKeys.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 
 export { applyPlan } from './ddl/applyPlan.js';

@@ -146,4 +146,18 @@ describe.each(STORE_KINDS)('users and tokens (%s)', (kind) => {
     expect(refused.status).toBe(401);
     expect(refused.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
+
+  it('rotates the signing key: old tokens keep working, new ones carry the new kid, JWKS lists both', async () => {
+    const before = await signUp('rotator', 'pw-123456');
+    const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString('utf8')).kid as string;
+    const rotated = await admin(server, 'mutation($i: RotateSigningKeyInput!) { rotateSigningKey(input: $i) { kid } }', { i: { appId: app.id } });
+    const kid = rotated.body.data.rotateSigningKey.kid as string;
+    expect(kid).not.toBe(kidOf(before.token));
+    expect(await accepted(before.token)).toBe(200);
+    const after = await app.gql(LOGIN, { i: { username: 'rotator', password: 'pw-123456' } }, anonymous);
+    expect(kidOf(after.body.data.loginUser.token)).toBe(kid);
+    expect(await accepted(after.body.data.loginUser.token)).toBe(200);
+    const jwks = (await (await fetch(`${app.endpoint}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    expect(jwks.keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, kidOf(before.token)]));
+  });
 });

@@ -43,3 +43,8 @@ export async function listSigningKeys(q: Queryable, appId: string): Promise<Sign
     retiredAt: r.retired_at,
   }));
 }
+
+/** Retires every active key of the app (a new one is about to sign). */
+export async function retireSigningKeys(q: Queryable, appId: string): Promise<void> {
+  await q.query(sql`UPDATE tessera.signing_keys SET retired_at = now() WHERE app_id = ${appId} AND retired_at IS NULL`);
+}
