@@ -13,6 +13,7 @@ type User @model
   @permission(scope: EVERYONE, create: true)
   @permission(scope: SELF, read: true, update: true) {
   bio: String
+  rules: [Country] @relation(name: "CountryRuler")
   posts: [Post] @relation(name: "PostAuthor")
   likes: [Post] @relation(name: "PostLikes")
 }
@@ -28,6 +29,15 @@ type Post @model
   likedBy: [User] @relation(name: "PostLikes")
 }
 type Secret @model { text: String }
+type Country @model
+  @permission(scope: EVERYONE, read: true)
+  @permission(scope: AUTHENTICATED, create: true)
+  @permission(scope: RELATION, userFields: ["ruler"], update: true) {
+  name: String!
+  ruler: User @relation(name: "CountryRuler")
+  capital: City @relation(name: "CountryCapital")
+}
+type City @model @permission(scope: EVERYONE, read: true) { name: String! country: Country @relation(name: "CountryCapital") }
 `;
 
 type Caller = 'anonymous' | 'ann' | 'bob' | 'admin';
@@ -128,5 +138,20 @@ describe.each(STORE_KINDS)('write rules (%s)', (kind) => {
     expect(code(await as('bob', DELETE, { i: { id: ids.post } }))).toBe('FORBIDDEN');
     expect((await as('ann', DELETE, { i: { id: ids.post } })).body.data.deletePost.changedPost.title).toBe('ann-2');
     expect(await titles()).toEqual([]);
+  });
+
+  it('moving a one-to-one link away from another object needs update on that object', async () => {
+    const made = await app.data(`mutation {
+      paris: createCity(input: { name: "Paris" }) { changedCity { id } }
+      france: createCountry(input: { name: "France", rulerId: "${ids.bob}" }) { changedCountry { id } }
+    }`);
+    const paris = made.paris.changedCity.id as string;
+    const france = made.france.changedCountry.id as string;
+    await app.data('mutation($i: UpdateCountryInput!) { updateCountry(input: $i) { clientMutationId } }', { i: { id: france, capitalId: paris } });
+    const steal = await as('ann', 'mutation($i: CreateCountryInput!) { createCountry(input: $i) { changedCountry { id } } }', { i: { name: 'Annland', rulerId: ids.ann, capitalId: paris } });
+    expect(code(steal)).toBe('FORBIDDEN');
+    const capital = await app.data(`{ getCountry(id: "${france}") { capital { name } } }`);
+    expect(capital.getCountry.capital).toEqual({ name: 'Paris' });
+    expect((await app.data('{ viewer { allCountries(where: { name: { eq: "Annland" } }) { aggregations { count } } } }')).viewer.allCountries.aggregations.count).toBe(0);
   });
 });

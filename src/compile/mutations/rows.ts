@@ -77,6 +77,18 @@ async function exists(w: Writer, type: string, id: string): Promise<boolean> {
 }
 
 /**
+ * Clears `column` on the rows of `holder` that point at `target` (except `keep`): a link moved
+ * away from another object changes that object, so the caller needs update on it.
+ */
+async function unlink(w: Writer, holder: ModelType, column: string, target: string, keep?: string): Promise<void> {
+  const table = w.app.table(holder.table);
+  const others = keep === undefined ? sql`` : sql` AND id <> ${keep}::uuid`;
+  const { rows } = await w.tx.query<{ id: string }>(sql`SELECT id FROM ${table} WHERE ${ident(column)} = ${target}::uuid${others} FOR UPDATE`);
+  for (const row of rows) await requireWrite(w.s, w.tx, holder, row.id, 'update', {});
+  if (rows.length > 0) await w.tx.query(sql`UPDATE ${table} SET ${ident(column)} = NULL WHERE ${ident(column)} = ${target}::uuid${others}`);
+}
+
+/**
  * Links `id` (a `type` row) to `target` through `field`, moving the link away from whoever
  * held it (a one-to-one is one-to-one from both sides). `target` null clears it.
  */
@@ -87,14 +99,14 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
     if (target !== null && !(await exists(w, field.target, target))) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
     const relation = w.app.relation(field.relation);
     if (target !== null && relation.kind === 'oneToOne') {
-      await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${target}::uuid AND id <> ${id}::uuid`);
+      await unlink(w, type, link.column, target, id);
     }
     await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = ${target}::uuid WHERE id = ${id}::uuid`);
     return;
   }
   if (link.kind === 'heldBy') {
     const table = w.app.table(w.app.type(field.target).table);
-    await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${id}::uuid`);
+    await unlink(w, w.app.type(field.target), link.column, id);
     if (target === null) return;
     const moved = await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = ${id}::uuid WHERE id = ${target}::uuid`);
     if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
@@ -130,8 +142,8 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
       if (link.kind === 'holds') {
         // The id goes into the INSERT itself; the foreign key checks that it names an object
         // (its violation is BAD_USER_INPUT). A one-to-one link is first taken from its holder.
-        if (w.app.relation(field.relation).kind === 'oneToOne') {
-          await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = NULL WHERE ${ident(link.column)} = ${targetId}::uuid`);
+        if (w.app.relation(field.relation).kind === 'oneToOne' && targetId !== null) {
+          await unlink(w, type, link.column, targetId);
         }
         columns.push(ident(link.column));
         values.push(sql`${targetId}::uuid`);
