@@ -96,6 +96,14 @@ function systemDatePredicate(s: CompileState, column: SqlFragment, arg: Args, wh
   return valuePredicate(s, SYSTEM_DATE, column, arg, what);
 }
 
+/** `isNull: true/false` on a column; nothing for a null or missing flag. */
+function nullCheck(s: CompileState, col: SqlFragment, flag: unknown): SqlFragment[] {
+  const shaped = s.binder.shape(flag);
+  if (shaped === true) return [sql`${col} IS NULL`];
+  if (shaped === false) return [sql`${col} IS NOT NULL`];
+  return [];
+}
+
 /** Operators on one stored value. Negative operators (ne, notIn, notLike, notBetween) match nulls. */
 export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragment, arg: Args, what: string): SqlFragment {
   const cast = castOf(field);
@@ -111,9 +119,7 @@ export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragm
   const parts: SqlFragment[] = [];
   for (const [op, v] of Object.entries(arg)) {
     if (op === 'isNull') {
-      const flag = s.binder.shape(v);
-      if (flag === true) parts.push(sql`${col} IS NULL`);
-      else if (flag === false) parts.push(sql`${col} IS NOT NULL`);
+      parts.push(...nullCheck(s, col, v));
       continue;
     }
     if (!given(s, v)) continue;
@@ -184,9 +190,7 @@ function idPredicate(s: CompileState, col: SqlFragment, target: string, arg: Arg
   const parts: SqlFragment[] = [];
   for (const [op, v] of Object.entries(arg)) {
     if (op === 'isNull') {
-      const flag = s.binder.shape(v);
-      if (flag === true) parts.push(sql`${col} IS NULL`);
-      else if (flag === false) parts.push(sql`${col} IS NOT NULL`);
+      parts.push(...nullCheck(s, col, v));
       continue;
     }
     if (!given(s, v)) continue;

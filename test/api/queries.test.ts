@@ -3,13 +3,7 @@
 // and settings changes.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminService } from '../../src/admin/index.js';
-import { createServer, generatePlatformKey } from '../../src/server/index.js';
-import type { Store } from '../../src/store/index.js';
-import { openTestStore } from '../helpers/stores.js';
-import type { StoreKind } from '../helpers/stores.js';
-import { admin } from '../server/harness.js';
-import type { TestServer } from '../server/harness.js';
+import { admin, startCountingServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp } from './harness.js';
 import type { Json, TestApp } from './harness.js';
 
@@ -24,40 +18,6 @@ type Post @model {
 type Comment @model { text: String! post: Post @relation(name: "PostComments") }
 `;
 
-/** A server whose store counts the statements the data API sends. */
-async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number }> {
-  const test = await openTestStore(kind);
-  let count = 0;
-  const counting: Store = new Proxy(test.store, {
-    get(target, prop, receiver) {
-      if (prop === 'query') {
-        return (statement: Parameters<Store['query']>[0]) => {
-          count += 1;
-          return target.query(statement);
-        };
-      }
-      const v: unknown = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  const key = generatePlatformKey();
-  const app = createServer({ store: counting, admin: createAdminService(test.store), adminKey: key, logLevel: 'silent' as never });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    base: `http://127.0.0.1:${address.port}`,
-    key,
-    store: test.store,
-    app,
-    logs: [],
-    statements: () => count,
-    async close() {
-      await app.close();
-      await test.close();
-    },
-  };
-}
 
 describe.each(STORE_KINDS)('root query fields (%s)', (kind) => {
   let server: Awaited<ReturnType<typeof startCountingServer>>;

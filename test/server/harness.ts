@@ -22,6 +22,44 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * A server whose store counts the statements and transactions the server sends (the
+ * management service uses the store directly and is not counted).
+ */
+export async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number }> {
+  const test = await openTestStore(kind);
+  let count = 0;
+  const counting: Store = new Proxy(test.store, {
+    get(target, prop, receiver) {
+      if (prop === 'query' || prop === 'transaction') {
+        return (...args: unknown[]) => {
+          count += 1;
+          return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const key = generatePlatformKey();
+  const app = createServer({ store: counting, admin: createAdminService(test.store), adminKey: key, logLevel: 'silent' as never });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    key,
+    store: test.store,
+    app,
+    logs: [],
+    statements: () => count,
+    async close() {
+      await app.close();
+      await test.close();
+    },
+  };
+}
+
 export async function startTestServer(kind: StoreKind, options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const test = await openTestStore(kind);
   const store = test.store;

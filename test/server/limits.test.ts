@@ -5,17 +5,12 @@
 
 import { Lexer, Source, TokenKind, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminService } from '../../src/admin/index.js';
 import { appSchema } from '../../src/graphql/index.js';
 import { DEFAULT_SETTINGS, parseSchema } from '../../src/model/index.js';
-import { createServer, generatePlatformKey } from '../../src/server/index.js';
 import { MAX_VALUE_DEPTH, nestsDeeperThan, operationCost, withoutSuggestions } from '../../src/server/limits/index.js';
-import type { Store } from '../../src/store/index.js';
 import { createTestApp } from '../api/harness.js';
 import type { GraphQLResult, TestApp } from '../api/harness.js';
-import { openTestStore } from '../helpers/stores.js';
-import type { StoreKind } from '../helpers/stores.js';
-import { STORE_KINDS, admin } from './harness.js';
+import { STORE_KINDS, admin, startCountingServer } from './harness.js';
 import type { Json, TestServer } from './harness.js';
 
 const SCHEMA = `
@@ -27,40 +22,6 @@ type Post @model {
 type Comment @model { text: String post: Post @relation(name: "PostComments") }
 `;
 
-/** A server whose store counts the statements the data API sends. */
-async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number }> {
-  const test = await openTestStore(kind);
-  let count = 0;
-  const counting: Store = new Proxy(test.store, {
-    get(target, prop, receiver) {
-      if (prop === 'query' || prop === 'transaction') {
-        return (...args: unknown[]) => {
-          count += 1;
-          return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      const v: unknown = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  const key = generatePlatformKey();
-  const app = createServer({ store: counting, admin: createAdminService(test.store), adminKey: key, logLevel: 'silent' as never });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    base: `http://127.0.0.1:${address.port}`,
-    key,
-    store: test.store,
-    app,
-    logs: [],
-    statements: () => count,
-    async close() {
-      await app.close();
-      await test.close();
-    },
-  };
-}
 
 const UPDATE = 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }';
 
