@@ -5,6 +5,7 @@
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
 import { ROLE, USER, USER_ROLES } from '../../model/index.js';
+import { fieldGrants } from '../../permissions/index.js';
 import type { ModelType, PermissionOperation, Relation } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -26,18 +27,18 @@ async function holds(s: CompileState, tx: Transaction, type: ModelType, id: stri
 }
 
 /** The fields given in an input that have rules of their own for `op`. */
-function guardedFields(s: CompileState, type: ModelType, input: Readonly<Record<string, unknown>>, op: PermissionOperation): string[] {
+function guardedFields(type: ModelType, input: Readonly<Record<string, unknown>>, op: PermissionOperation): string[] {
   return type.fields
     .filter((f) => input[f.name] !== undefined || (f.kind === 'relation' && input[`${f.name}Id`] !== undefined))
     .map((f) => f.name)
-    .filter((name) => s.fieldAllowed(type, name, op, TRUE) !== undefined);
+    .filter((name) => fieldGrants(type, name, op) !== undefined);
 }
 
 /** `op` on the row and on each guarded field given; FORBIDDEN naming what failed. */
 export async function requireWrite(s: CompileState, tx: Transaction, type: ModelType, id: string, op: PermissionOperation, input: Readonly<Record<string, unknown>>): Promise<void> {
   if (s.access === 'admin') return;
   if (!(await holds(s, tx, type, id, (row) => s.allowed(type, op, row)))) throw forbidden(`Not allowed to ${op} this ${type.name}`, type.name);
-  for (const field of guardedFields(s, type, input, op === 'delete' ? 'update' : op)) {
+  for (const field of guardedFields(type, input, op === 'delete' ? 'update' : op)) {
     if (!(await holds(s, tx, type, id, (row) => s.fieldAllowed(type, field, op === 'delete' ? 'update' : op, row)))) {
       throw forbidden(`Not allowed to ${op === 'create' ? 'set' : 'change'} ${type.name}.${field}`, type.name);
     }

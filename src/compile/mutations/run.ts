@@ -114,7 +114,7 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
 
 /** A token for a user just created (createUser's `token`). */
 async function userToken(w: Writer, id: string): Promise<string> {
-  const { rows } = await w.tx.query<{ password: string }>(sql`SELECT password FROM ${w.app.table('User')} WHERE id = ${id}::uuid`);
+  const { rows } = await w.tx.query<{ password: string }>(sql`SELECT password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid`);
   return w.hooks.issueToken(id, (rows[0] as { password: string }).password);
 }
 
