@@ -100,7 +100,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
-  installAppGraphql(app, { store: options.store, registry });
+  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey });
   return app;
 }
 

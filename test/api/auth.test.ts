@@ -147,6 +147,16 @@ describe.each(STORE_KINDS)('users and tokens (%s)', (kind) => {
     expect(refused.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
+  it('takes the platform key as an admin credential on the app endpoint, and nothing close to it', async () => {
+    const asPlatform = await app.gql('{ viewer { allNotes { aggregations { count } } } }', {}, bearer(server.key));
+    expect(asPlatform.status).toBe(200);
+    expect(asPlatform.body.errors).toBeUndefined();
+    expect(typeof asPlatform.body.data.viewer.allNotes.aggregations.count).toBe('number');
+    const near = await app.gql('{ __typename }', {}, bearer(`${server.key.slice(0, -1)}x`));
+    expect(near.status).toBe(401);
+    expect(near.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+
   it('rotates the signing key: old tokens keep working, new ones carry the new kid, JWKS lists both', async () => {
     const before = await signUp('rotator', 'pw-123456');
     const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString('utf8')).kid as string;

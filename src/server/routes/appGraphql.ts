@@ -3,50 +3,21 @@
 // schema, its request limits and the compiling executor. This file only adapts Fastify to those parts.
 
 import type { FastifyInstance } from 'fastify';
-import { LoginThrottle, decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword, verifyUserToken } from '../../auth/index.js';
-import { decodeAnyId, encodeId, executeOperation, storedPassword } from '../../compile/index.js';
+import { LoginThrottle, decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword } from '../../auth/index.js';
+import { encodeId, executeOperation } from '../../compile/index.js';
 import type { WriteHooks } from '../../compile/index.js';
-import { notFound, unauthenticated } from '../../errors/index.js';
+import { notFound } from '../../errors/index.js';
 import { USER } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
+import { callerOf } from '../callers.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 
 export interface AppRouteOptions {
   store: Store;
   registry: AppRegistry;
-}
-
-type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: 'user'; userId: string };
-
-const REFUSED = 'The token is invalid, expired or revoked';
-
-function bearer(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-  if (!match) throw unauthenticated('Authorization must be "Bearer <token>"');
-  return match[1];
-}
-
-/**
- * Who is asking. Admin tokens (`tat_…`) are looked up by hash; anything else must be a user
- * token of this app whose user still exists with the password it was issued under.
- */
-async function callerOf(store: Store, registry: AppRegistry, app: LiveApp, header: string | string[] | undefined): Promise<Caller> {
-  const token = bearer(header);
-  if (token === undefined) return { kind: 'anonymous' };
-  if (token.startsWith('tat_')) {
-    if (await registry.isAdminToken(app.id, token)) return { kind: 'admin' };
-    throw unauthenticated(REFUSED);
-  }
-  const claims = await verifyUserToken(app.keys, app.id, token);
-  const subject = decodeAnyId(claims.sub);
-  if (subject?.type !== USER) throw unauthenticated(REFUSED);
-  const stored = await storedPassword(store, app.context, subject.uuid);
-  if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(REFUSED);
-  return { kind: 'user', userId: subject.uuid };
+  platformKey: string;
 }
 
 /** What mutations need from the authentication stage, bound to one app and client address. */
@@ -83,7 +54,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
       const { appId } = request.params as { appId: string };
       const live = await options.registry.get(appId);
       if (!live) throw notFound(`No app with id "${appId}"`);
-      const caller = await callerOf(options.store, options.registry, live, request.headers.authorization);
+      const caller = await callerOf(options, live, request.headers.authorization);
       const context = live.context;
       // Built once per loaded app: a settings change loads the app anew, with new limits and
       // an empty document cache, so documents validated under the old limits are not reused.

@@ -1,0 +1,48 @@
+// Who is asking an app's endpoint, over HTTP or WebSocket: anonymous, an admin (the platform
+// key or one of the app's admin tokens) or one of the app's users (a user token whose user
+// still exists with the password the token was issued under).
+
+import { passwordFingerprint, verifyUserToken } from '../auth/index.js';
+import { decodeAnyId, storedPassword } from '../compile/index.js';
+import { unauthenticated } from '../errors/index.js';
+import { USER } from '../model/index.js';
+import type { Store } from '../store/index.js';
+import type { AppRegistry, LiveApp } from './appRegistry.js';
+import { keysMatch } from './platformKey.js';
+
+export type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: 'user'; userId: string };
+
+export interface CallerSources {
+  store: Store;
+  registry: AppRegistry;
+  /** The platform key: it administers every app, so it is an admin credential on each. */
+  platformKey: string;
+}
+
+export const TOKEN_REFUSED = 'The token is invalid, expired or revoked';
+
+/** The token of an `Authorization: Bearer <token>` value; undefined when there is none. */
+export function bearerToken(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  if (first === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(first);
+  if (!match) throw unauthenticated('Authorization must be "Bearer <token>"');
+  return match[1];
+}
+
+/** The caller an Authorization value names; throws UNAUTHENTICATED for a refused token. */
+export async function callerOf(sources: CallerSources, app: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
+  const token = bearerToken(authorization);
+  if (token === undefined) return { kind: 'anonymous' };
+  if (token.startsWith('tat_')) {
+    if (await sources.registry.isAdminToken(app.id, token)) return { kind: 'admin' };
+    throw unauthenticated(TOKEN_REFUSED);
+  }
+  if (keysMatch(token, sources.platformKey)) return { kind: 'admin' };
+  const claims = await verifyUserToken(app.keys, app.id, token);
+  const subject = decodeAnyId(claims.sub);
+  if (subject?.type !== USER) throw unauthenticated(TOKEN_REFUSED);
+  const stored = await storedPassword(sources.store, app.context, subject.uuid);
+  if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(TOKEN_REFUSED);
+  return { kind: 'user', userId: subject.uuid };
+}
