@@ -14,6 +14,16 @@ export interface RequestValues {
   settings: AppSettings;
   /** The logged-in user's row uuid, when there is one. */
   userId?: string | undefined;
+  /** For a subscription's statements: the row event being delivered. */
+  event?: EventValues | undefined;
+}
+
+/** What a subscription statement reads of one event: the row, and the mutation's name. */
+export interface EventValues {
+  id: string;
+  /** A deleted row's last state (`row_to_json` text). */
+  row?: string | undefined;
+  mutation: string;
 }
 
 /** A variable in an argument tree: a leaf or a list of leaves, bound per request. */
@@ -116,7 +126,12 @@ export function prepare(statement: SqlFragment): PreparedStatement {
   return compile(statement);
 }
 
+/** A prepared statement's values for one request (may throw a coded error). */
+export function boundValues(statement: PreparedStatement, request: RequestValues): unknown[] {
+  return statement.values.map((v) => (v instanceof Slot ? v.read(request) : v));
+}
+
 /** A prepared statement bound for one request, ready for a store. */
 export function bindPrepared(statement: PreparedStatement, request: RequestValues): SqlFragment {
-  return precompiled(statement.text, statement.values.map((v) => (v instanceof Slot ? v.read(request) : v)));
+  return precompiled(statement.text, boundValues(statement, request));
 }

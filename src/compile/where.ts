@@ -116,6 +116,7 @@ export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragm
       return list.map((item) => operandIn(field, item, what));
     });
   const pattern = (v: unknown) => s.binder.param(v, (x) => likePattern(operandIn(field, x, what), what));
+  const regex = (v: unknown) => s.binder.param(v, (x) => checkPattern(String(x), what));
   const parts: SqlFragment[] = [];
   for (const [op, v] of Object.entries(arg)) {
     if (op === 'isNull') {
@@ -164,6 +165,12 @@ export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragm
       case 'notLike':
         parts.push(sql`(${col} IS NULL OR ${col} NOT ILIKE ${pattern(v)}::text)`);
         break;
+      case 'matches':
+        parts.push(sql`${col}::text ~ ${regex(v)}::text`);
+        break;
+      case 'notMatches':
+        parts.push(sql`(${col} IS NULL OR ${col}::text !~ ${regex(v)}::text)`);
+        break;
       default:
         throw new Error(`unknown operator ${op}`);
     }
@@ -180,6 +187,29 @@ function likePattern(pattern: unknown, what: string): unknown {
   if (typeof pattern !== 'string') return pattern;
   const trailing = pattern.length - pattern.replace(/\\+$/, '').length;
   if (trailing % 2 === 1) throw badInput(`${what}: a like pattern cannot end with the escape character \\ (write \\\\ to match a backslash)`, { field: what });
+  return pattern;
+}
+
+/** The longest regular expression a filter takes. */
+export const MAX_PATTERN_LENGTH = 256;
+
+/**
+ * A pattern PostgreSQL runs in time linear in the text it scans: no back references (the one
+ * feature of its regular expressions that needs backtracking), and a bounded length.
+ */
+export function checkPattern(pattern: string, what: string): string {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw badInput(`${what}: a pattern has at most ${MAX_PATTERN_LENGTH} characters`, { field: what });
+  // `\1`–`\9` outside a bracket expression; `\\1` is an escaped backslash followed by 1.
+  let inBracket = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (!inBracket && /[1-9]/.test(next)) throw badInput(`${what}: back references (\\${next}) are not supported in patterns`, { field: what });
+      i++;
+    } else if (c === '[') inBracket = true;
+    else if (c === ']') inBracket = false;
+  }
   return pattern;
 }
 

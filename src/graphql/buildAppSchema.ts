@@ -7,6 +7,7 @@ import type { AppModel } from '../model/index.js';
 import { edgeMutations } from './edgeMutations.js';
 import { modelObjectType, nodeInterface } from './modelObjects.js';
 import { objectMutations } from './objectMutations.js';
+import { subscriptionType } from './subscriptions.js';
 import { userMutations } from './userMutations.js';
 import { TypeRegistry, isManyToMany } from './registry.js';
 import { DateTimeScalar, JSONScalar, TextScalar } from './scalars.js';
@@ -65,5 +66,5 @@ export function buildAppSchema(model: AppModel): GraphQLSchema {
     ...model.enums.map((e) => enumType(reg, e.name)),
     ...model.embedded.flatMap((e) => [embeddedObjectType(reg, e.name), embeddedInputType(reg, e.name)]),
   ];
-  return new GraphQLSchema({ query: queryType(reg), mutation: mutationType(reg), types });
+  return new GraphQLSchema({ query: queryType(reg), mutation: mutationType(reg), subscription: subscriptionType(reg), types });
 }

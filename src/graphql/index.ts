@@ -4,3 +4,4 @@
 export { buildAppSchema } from './buildAppSchema.js';
 export { SCHEMA_CACHE_SIZE, appSchema } from './schemaCache.js';
 export { DateTimeScalar, JSONScalar, TextScalar, parseDateTimeInput } from './scalars.js';
+export { mutationEventNames } from './subscriptions.js';

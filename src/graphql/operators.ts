@@ -9,7 +9,9 @@ import { DateTimeScalar } from './scalars.js';
 import { baseInputType } from './valueTypes.js';
 
 const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'notBetween', 'in', 'notIn', 'like', 'notLike', 'isNull'] as const;
-type Operator = (typeof OPERATORS)[number];
+/** Regular-expression operators: subscription filters only (docs/api.md, "Subscriptions"). */
+const PATTERN_OPERATORS = ['matches', 'notMatches'] as const;
+type Operator = (typeof OPERATORS)[number] | (typeof PATTERN_OPERATORS)[number];
 
 /** The operators of each kind of field. */
 const TEXT: readonly Operator[] = OPERATORS;
@@ -78,6 +80,8 @@ function operandType(op: Operator, operand: GraphQLNamedInputType): GraphQLInput
       return new GraphQLList(new GraphQLNonNull(operand));
     case 'like':
     case 'notLike':
+    case 'matches':
+    case 'notMatches':
       return GraphQLString;
     case 'isNull':
       return GraphQLBoolean;
@@ -101,4 +105,16 @@ export function idOperatorInput(reg: TypeRegistry, name: string, label: string):
 /** `XCreatedAtWhereArgs`, `XModifiedAtWhereArgs`: the system timestamps filter as DateTime fields. */
 export function dateTimeOperatorInput(reg: TypeRegistry, name: string, label: string): GraphQLInputObjectType {
   return reg.named(name, `operators:${label}`, () => operatorInput(name, DateTimeScalar, ORDERED));
+}
+
+/** Whether a value field's filter offers `like`: text it is, so it also offers `matches`. */
+export function isTextFilter(field: ValueField): boolean {
+  return operatorsOf(field).includes('like');
+}
+
+/** `X<F>SubscriptionFilterArgs`: a text field's where operators plus `matches` / `notMatches`. */
+export function patternOperatorInput(reg: TypeRegistry, name: string, label: string, field: ValueField): GraphQLInputObjectType {
+  return reg.named(name, `subscriptionOperators:${label}`, () =>
+    operatorInput(name, baseInputType(reg, field.type), [...operatorsOf(field), ...PATTERN_OPERATORS]),
+  );
 }

@@ -5,7 +5,7 @@ import type { ASTNode } from 'graphql';
 import { capitalize, idColumn } from './names.js';
 import type { Report } from './problems.js';
 import { SCALARS, SYSTEM_FIELDS } from './types.js';
-import type { AppModel, ModelType } from './types.js';
+import type { AppModel, ModelType, ValueField } from './types.js';
 
 /** One type name of the generated API and what it is generated for. */
 export interface GeneratedName {
@@ -95,6 +95,8 @@ function typeNames(type: ModelType): GeneratedName[] {
   const declared = new Set(type.fields.map((f) => f.name));
   for (const field of type.fields) {
     add(`${X}${capitalize(field.name)}WhereArgs`, field.name);
+    // Text fields filter subscriptions with regular expressions too.
+    if (field.kind === 'value' && isTextField(field)) add(`${X}${capitalize(field.name)}SubscriptionFilterArgs`, field.name);
     // A singular relation also filters on the related object's id: `authorId: PostAuthorIdWhereArgs`.
     // A field already named `authorId` is reported as clashing with the relation's input instead.
     const id = idColumn(field.name);
@@ -107,6 +109,11 @@ function typeNames(type: ModelType): GeneratedName[] {
     }
   }
   return names;
+}
+
+/** Fields whose filters take text patterns (`like`, and `matches` in subscription filters). */
+function isTextField(field: ValueField): boolean {
+  return !field.list && field.type.kind === 'scalar' && ['ID', 'String', 'Text'].includes(field.type.name);
 }
 
 function describe(entry: GeneratedName): string {

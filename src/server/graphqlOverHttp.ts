@@ -107,7 +107,7 @@ export function resultStatus(mediaType: MediaType, hasData: boolean, errors: rea
   return first ? ERROR_CODES[first] : 400;
 }
 
-function formatErrors(errors: readonly GraphQLError[], options: GraphQLHttpOptions, code?: ErrorCode): GraphQLFormattedError[] {
+export function formatErrors(errors: readonly GraphQLError[], options: Pick<GraphQLHttpOptions, 'requestId' | 'onInternalError' | 'suggestions'>, code?: ErrorCode): GraphQLFormattedError[] {
   return errors.map((e) => {
     const formatted = formatGraphQLError(e, options.requestId, options.onInternalError, code);
     return options.suggestions === false ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
@@ -158,7 +158,7 @@ function parseDocument(query: string, maxTokens: number | undefined): DocumentNo
 }
 
 /** Validation errors of a document: the limit rules first, the others only once those pass. */
-function validateDocument(document: DocumentNode, options: GraphQLHttpOptions): readonly GraphQLError[] {
+function validateDocument(document: DocumentNode, options: Pick<GraphQLHttpOptions, 'schema' | 'limitRules' | 'validationRules'>): readonly GraphQLError[] {
   try {
     if (options.limitRules && options.limitRules.length > 0) {
       const limited = validate(options.schema, document, options.limitRules);
@@ -169,6 +169,40 @@ function validateDocument(document: DocumentNode, options: GraphQLHttpOptions): 
     if (err instanceof RangeError) return [tooDeeplyNested()];
     throw err;
   }
+}
+
+/** A request's operation, ready to run, or why it cannot run (with the code its errors take). */
+export type PreparedOperation<R> =
+  | { document: DocumentNode; operation: OperationDefinitionNode | null }
+  | { errors: readonly GraphQLError[]; code: ErrorCode }
+  | { response: R };
+
+/**
+ * Parse (or the document cache), validation with the limit rules first, and the per-request
+ * checks: what every transport does before running an operation. `early` may answer for the
+ * transport once the operation is known (HTTP refuses mutations sent with GET).
+ */
+export function prepareOperation<R>(
+  params: { query: string; operationName?: string | undefined; variables?: Readonly<Record<string, unknown>> | undefined },
+  options: Pick<GraphQLHttpOptions, 'schema' | 'documents' | 'maxTokens' | 'limitRules' | 'validationRules' | 'checkRequest'>,
+  early?: (operation: OperationDefinitionNode | null) => R | undefined,
+): PreparedOperation<R> {
+  const cached = options.documents?.get(params.query);
+  const document = cached ?? parseDocument(params.query, options.maxTokens);
+  if (document instanceof GraphQLError) return { errors: [document], code: 'GRAPHQL_VALIDATION_FAILED' };
+  const operation = getOperationAST(document, params.operationName) ?? null;
+  const answered = early?.(operation);
+  if (answered !== undefined) return { response: answered };
+  if (!cached) {
+    const validationErrors = validateDocument(document, options);
+    if (validationErrors.length > 0) return { errors: validationErrors, code: 'GRAPHQL_VALIDATION_FAILED' };
+    options.documents?.set(params.query, document);
+  }
+  if (operation && options.checkRequest) {
+    const refused = options.checkRequest({ schema: options.schema, document, operation, variables: params.variables });
+    if (refused.length > 0) return { errors: refused, code: 'LIMIT_EXCEEDED' };
+  }
+  return { document, operation };
 }
 
 export async function handleGraphQLOverHttp(
@@ -188,28 +222,16 @@ export async function handleGraphQLOverHttp(
   const params = readRequestParams(method, request.query, request.body);
   if ('error' in params) return respond(400, mediaType, errorBody('BAD_USER_INPUT', params.error));
 
-  const cached = options.documents?.get(params.query);
-  const document = cached ?? parseDocument(params.query, options.maxTokens);
-  if (document instanceof GraphQLError) return requestErrorResponse(mediaType, [document], options, 'GRAPHQL_VALIDATION_FAILED');
-
-  const operation = getOperationAST(document, params.operationName);
-  if (method === 'GET' && operation && operation.operation !== 'query') {
-    const message = `A ${operation.operation} cannot be sent with GET; use POST`;
-    return respond(405, mediaType, errorBody('BAD_USER_INPUT', message), { allow: 'POST' });
-  }
-
-  if (!cached) {
-    const validationErrors = validateDocument(document, options);
-    if (validationErrors.length > 0) {
-      return requestErrorResponse(mediaType, validationErrors, options, 'GRAPHQL_VALIDATION_FAILED');
+  const prepared = prepareOperation(params, options, (operation) => {
+    if (method === 'GET' && operation && operation.operation !== 'query') {
+      const message = `A ${operation.operation} cannot be sent with GET; use POST`;
+      return respond(405, mediaType, errorBody('BAD_USER_INPUT', message), { allow: 'POST' });
     }
-    options.documents?.set(params.query, document);
-  }
-
-  if (operation && options.checkRequest) {
-    const refused = options.checkRequest({ schema: options.schema, document, operation, variables: params.variables });
-    if (refused.length > 0) return requestErrorResponse(mediaType, refused, options, 'LIMIT_EXCEEDED');
-  }
+    return undefined;
+  });
+  if ('response' in prepared) return prepared.response;
+  if ('errors' in prepared) return requestErrorResponse(mediaType, prepared.errors, options, prepared.code);
+  const { document } = prepared;
 
   if (options.execute) {
     const run = await options.execute({ document, query: params.query, operationName: params.operationName, variables: params.variables });

@@ -231,7 +231,27 @@ describe('names clients rely on', () => {
     expect(Object.keys((blog.getType('LoginUserPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'user', 'viewer', 'clientMutationId']);
     expect(Object.keys((blog.getType('ChangeUserPasswordInput') as GraphQLInputObjectType).getFields())).toEqual(['id', 'oldPassword', 'newPassword', 'clientMutationId']);
     expect(String(mutations.changeUserPassword?.type)).toBe('ChangeUserPasswordPayload');
-    expect(blog.getSubscriptionType()).toBeUndefined();
+  });
+
+  it('has subscribeToX for every model type with its events, filter and payload', () => {
+    const subscriptions = blog.getSubscriptionType()?.getFields() ?? {};
+    expect(Object.keys(subscriptions)).toEqual(expect.arrayContaining(['subscribeToPost', 'subscribeToUser', 'subscribeToRole']));
+    const post = subscriptions.subscribeToPost;
+    expect(String(post?.type)).toBe('PostSubscriptionPayload');
+    expect(post?.args.map((a) => `${a.name}: ${String(a.type)}`)).toEqual(['mutations: [PostMutationEvent]!', 'filter: PostSubscriptionFilter']);
+    expect(enumValues(blog, 'PostMutationEvent')).toEqual(['createPost', 'updatePost', 'deletePost']);
+    expect(enumValues(blog, 'UserMutationEvent')).toEqual(['createUser', 'updateUser', 'deleteUser', 'loginUser']);
+    expect(fieldNames(blog, 'PostSubscriptionPayload')).toEqual(['edge', 'mutation', 'value']);
+    expect(fieldType(blog, 'PostSubscriptionPayload.mutation')).toBe('PostMutationEvent!');
+    expect(fieldType(blog, 'PostSubscriptionPayload.value')).toBe('Post');
+    expect(fieldType(blog, 'PostSubscriptionPayload.edge')).toBe('PostEdge');
+    expect(fieldType(blog, 'PostSubscriptionFilter.title')).toBe('PostTitleSubscriptionFilterArgs');
+    expect(fieldNames(blog, 'PostTitleSubscriptionFilterArgs')).toEqual(expect.arrayContaining(['eq', 'like', 'matches', 'notMatches']));
+    expect(fieldType(blog, 'PostSubscriptionFilter.rating')).toBe('PostRatingWhereArgs');
+    expect(fieldType(blog, 'PostSubscriptionFilter.authorId')).toBe('PostAuthorIdWhereArgs');
+    expect(fieldNames(blog, 'PostSubscriptionFilter')).not.toContain('author');
+    expect(fieldNames(blog, 'UserSubscriptionFilter')).not.toContain('password');
+    expect(fieldNames(blog, 'PostSubscriptionFilter')).toEqual(expect.arrayContaining(['AND', 'OR', 'NOT', 'id', 'createdAt']));
   });
 
   it('has the filters and orders', () => {

@@ -11,6 +11,7 @@ import type { Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { enrolCreator, requireExisting, requireWrite } from './checks.js';
+import type { RowEvents } from './events.js';
 import { decodeId } from '../ids.js';
 import { castOf, fieldIn } from '../values.js';
 
@@ -35,6 +36,8 @@ export interface Writer {
   hooks: WriteHooks;
   /** The caller's compilation state: whose rules the writes are checked against. */
   s: CompileState;
+  /** What the transaction changed, for subscribers (published as it commits). */
+  events: RowEvents;
 }
 
 type Input = Record<string, unknown>;
@@ -86,6 +89,7 @@ async function unlink(w: Writer, holder: ModelType, column: string, target: stri
   const { rows } = await w.tx.query<{ id: string }>(sql`SELECT id FROM ${table} WHERE ${ident(column)} = ${target}::uuid${others} FOR UPDATE`);
   for (const row of rows) await requireWrite(w.s, w.tx, holder, row.id, 'update', {});
   if (rows.length > 0) await w.tx.query(sql`UPDATE ${table} SET ${ident(column)} = NULL WHERE ${ident(column)} = ${target}::uuid${others}`);
+  for (const row of rows) w.events.record({ type: holder.name, kind: 'update', id: row.id });
 }
 
 /**
@@ -102,6 +106,7 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
       await unlink(w, type, link.column, target, id);
     }
     await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${ident(link.column)} = ${target}::uuid WHERE id = ${id}::uuid`);
+    w.events.record({ type: type.name, kind: 'update', id });
     return;
   }
   if (link.kind === 'heldBy') {
@@ -112,6 +117,7 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
     if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
     // The link is stored on the other object, which changes: it needs update there too.
     await requireWrite(w.s, w.tx, w.app.type(field.target), target, 'update', {});
+    w.events.record({ type: field.target, kind: 'update', id: target });
     return;
   }
   throw new Error(`${what} is not a singular relation`);
@@ -186,6 +192,7 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
     : sql`INSERT INTO ${w.app.table(type.table)} DEFAULT VALUES RETURNING id`;
   const inserted = await w.tx.query<{ id: string }>(statement);
   newId = (inserted.rows[0] as { id: string }).id;
+  w.events.record({ type: type.name, kind: 'create', id: newId });
   if (type.name === ROLE) await enrolCreator(w.s, w.tx, newId);
   for (const step of after) await step();
   // Checked on the row as written, its relations set; a refusal rolls everything back.
@@ -221,6 +228,7 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
     sets.push(sql`${ident(field.column)} = ${await columnValue(w, type, field, input[field.name])}`);
   }
   await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${join(sets)} WHERE id = ${id}::uuid`);
+  w.events.record({ type: type.name, kind: 'update', id });
   for (const field of type.fields) {
     if (field.kind !== 'relation' || field.list) continue;
     const idInput = input[`${field.name}Id`];
@@ -234,6 +242,11 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
 /** Deletes the row `id`; false when there was none. References to it are cleared by the database. */
 export async function deleteRow(w: Writer, type: ModelType, id: string): Promise<boolean> {
   if (!(await requireExisting(w.s, w.tx, type, id, 'delete', {}))) return false;
-  const deleted = await w.tx.query(sql`DELETE FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid`);
-  return deleted.rowCount > 0;
+  const z = ident('deleted');
+  const deleted = await w.tx.query<{ row: string }>(sql`DELETE FROM ${w.app.table(type.table)} AS ${z} WHERE id = ${id}::uuid RETURNING row_to_json(${z})::text AS row`);
+  const row = deleted.rows[0]?.row;
+  if (row === undefined) return false;
+  // Subscribers read the deleted object from its last state, carried with the event.
+  w.events.record({ type: type.name, kind: 'delete', id, row });
+  return true;
 }

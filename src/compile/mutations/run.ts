@@ -19,6 +19,7 @@ import { requireEdgeWrite } from './checks.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
+import { writeTransaction } from './events.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin } from './user.js';
 import type { WriteHooks, Writer } from './rows.js';
@@ -62,8 +63,7 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
   if (root.kind === 'login') return runLogin(s, m, input, payloadType, nodes);
   if (root.kind === 'changePassword') return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
   try {
-    return await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
+    return await writeTransaction(m.store, s, m.hooks, async (w) => {
       switch (root.kind) {
         case 'create':
         case 'update':
@@ -178,6 +178,10 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
   const read = new Map<string, string>();
   await readPhase(s, w.tx, parts, 'before', read);
   if (kind === 'removeEdge' && joinId) await w.tx.query(sql`DELETE FROM ${table} WHERE id = ${joinId}::uuid`);
+  // An edge is part of both ends: each is updated for its subscribers (docs/api.md).
+  if (kind !== 'removeEdge' || joinId) {
+    ends.storage.targets.forEach((target, i) => w.events.record({ type: target, kind: 'update', id: ends.ids[i] as string }));
+  }
   await readPhase(s, w.tx, parts, 'after', read);
   return assemble(parts, read);
 }

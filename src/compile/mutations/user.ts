@@ -12,6 +12,7 @@ import { CompileState } from '../state.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
+import { writeTransaction } from './events.js';
 import type { Writer } from './rows.js';
 import type { MutationContext } from './run.js';
 
@@ -44,14 +45,15 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
   // Counted before the password is checked, so parallel attempts cannot slip past the limit.
   await m.hooks.loginAttempt(username);
   try {
-    const answer = await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
+    const answer = await writeTransaction(m.store, s, m.hooks, async (w) => {
+      const tx = w.tx;
       const user = await userByName(w, username);
       const ok = await m.hooks.verifyPassword(user?.password ?? null, password);
       if (!user || !ok) throw unauthenticated(WRONG);
       let stored = user.password;
       if (m.hooks.needsRehash(stored)) stored = await m.hooks.hashPassword(password);
       await tx.query(sql`UPDATE ${w.app.table(USER)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
+      w.events.record({ type: USER, kind: 'login', id: user.id });
       const token = await m.hooks.issueToken(user.id, stored);
       const view = asUser(s, user.id);
       const parts: PayloadPart[] = [];
@@ -80,8 +82,8 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
   const newPassword = String(input.newPassword ?? '');
   if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
   try {
-    return await m.store.transaction(async (tx) => {
-      const w: Writer = { app: s.app, tx, hooks: m.hooks, s };
+    return await writeTransaction(m.store, s, m.hooks, async (w) => {
+      const tx = w.tx;
       const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid FOR UPDATE`);
       const user = rows[0];
       // Someone else's id answers like a wrong password: it must not tell whether the user exists.
@@ -90,6 +92,7 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
       if (!user || !ok) throw unauthenticated('Wrong password');
       const stored = await m.hooks.hashPassword(newPassword);
       await tx.query(sql`UPDATE ${w.app.table(USER)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
+      w.events.record({ type: USER, kind: 'update', id });
       const view = admin ? s : asUser(s, id);
       const parts: PayloadPart[] = [];
       for (const [key, group] of payloadFields(view, payloadType, nodes)) {

@@ -66,6 +66,20 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 3,
+    name: 'realtime event bodies too large to notify',
+    statements: [
+      // Row events travel by NOTIFY; a batch over its size limit is stored here and its id
+      // notified instead. Rows are read once by each listening instance and expire soon after.
+      sql`CREATE TABLE tessera.realtime_events (
+        id bigserial PRIMARY KEY,
+        payload text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      sql`CREATE INDEX realtime_events_created_at ON tessera.realtime_events (created_at)`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */

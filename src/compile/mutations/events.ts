@@ -1,0 +1,117 @@
+// What a mutation's transaction changed, told to subscribers. Each write records an event
+// (type, kind, row id; a deleted row's last state as JSON); just before the transaction
+// commits they are published with NOTIFY on one channel, so they are delivered if and only if
+// the transaction commits, to every instance listening on the database.
+
+import { sql } from '../../sql/index.js';
+import type { Store, Transaction } from '../../store/index.js';
+import type { CompileState } from '../state.js';
+import type { WriteHooks, Writer } from './rows.js';
+
+/** The notification channel of row events, shared by every app of a database. */
+export const EVENTS_CHANNEL = 'tessera_events';
+
+export type RowEventKind = 'create' | 'update' | 'delete' | 'login';
+
+export interface RowEvent {
+  type: string;
+  kind: RowEventKind;
+  /** The row's uuid. */
+  id: string;
+  /** A deleted row as it was: `row_to_json` of the table row. */
+  row?: string;
+}
+
+/**
+ * One notification: the app and its events, or the id of a stored body when the events did
+ * not fit in a notification (`tessera.realtime_events`).
+ */
+export interface EventNotice {
+  a: string;
+  e?: [string, RowEventKind, string, string?][];
+  r?: string;
+}
+
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; this leaves room to spare. */
+export const MAX_NOTICE_BYTES = 7_000;
+
+/** How long a stored event body is kept for listeners to read it. */
+const STORED_BODY_TTL = sql`interval '10 minutes'`;
+
+/**
+ * The events of one transaction, merged per row in the order rows were first touched: a
+ * create then updates is a create; anything then a delete is a delete (a row created and
+ * deleted in one transaction is no event at all); repeated updates are one update.
+ */
+export class RowEvents {
+  readonly #events = new Map<string, RowEvent>();
+
+  record(event: RowEvent): void {
+    const key = `${event.type}\u0000${event.id}`;
+    const earlier = this.#events.get(key);
+    if (!earlier) {
+      this.#events.set(key, event);
+      return;
+    }
+    if (event.kind === 'delete') {
+      if (earlier.kind === 'create') this.#events.delete(key);
+      else this.#events.set(key, event);
+    }
+    // An update or login after a create, update or login changes nothing to tell.
+  }
+
+  get events(): RowEvent[] {
+    return [...this.#events.values()];
+  }
+
+  /** Queues the notifications on `tx`; they go out when it commits. */
+  async publish(tx: Transaction, appId: string): Promise<void> {
+    const events = this.events;
+    if (events.length === 0) return;
+    for (const body of noticeBodies(appId, events)) {
+      if (Buffer.byteLength(body, 'utf8') <= MAX_NOTICE_BYTES) {
+        await tx.notify(EVENTS_CHANNEL, body);
+        continue;
+      }
+      // Too large to notify (a big deleted row): stored in the transaction, the notice names it.
+      const stored = await tx.query<{ id: string }>(sql`INSERT INTO tessera.realtime_events (payload) VALUES (${body}) RETURNING id::text AS id`);
+      await tx.query(sql`DELETE FROM tessera.realtime_events WHERE created_at < now() - ${STORED_BODY_TTL}`);
+      const notice: EventNotice = { a: appId, r: (stored.rows[0] as { id: string }).id };
+      await tx.notify(EVENTS_CHANNEL, JSON.stringify(notice));
+    }
+  }
+}
+
+/** The events as notification bodies, as many per body as fit (a lone large event may not). */
+function noticeBodies(appId: string, events: readonly RowEvent[]): string[] {
+  const bodies: string[] = [];
+  let batch: NonNullable<EventNotice['e']> = [];
+  let size = 0;
+  const flush = () => {
+    if (batch.length > 0) bodies.push(JSON.stringify({ a: appId, e: batch } satisfies EventNotice));
+    batch = [];
+    size = 0;
+  };
+  for (const event of events) {
+    const item: [string, RowEventKind, string, string?] = event.row === undefined ? [event.type, event.kind, event.id] : [event.type, event.kind, event.id, event.row];
+    const itemSize = Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
+    if (size + itemSize > MAX_NOTICE_BYTES - 100) flush();
+    batch.push(item);
+    size += itemSize;
+  }
+  flush();
+  return bodies;
+}
+
+/**
+ * Runs one mutation's writes in a transaction whose row events are published as it commits.
+ * `s` is whose rules the writes are checked against.
+ */
+export async function writeTransaction<T>(store: Store, s: CompileState, hooks: WriteHooks, fn: (w: Writer) => Promise<T>): Promise<T> {
+  return store.transaction(async (tx) => {
+    const events = new RowEvents();
+    const result = await fn({ app: s.app, tx, hooks, s, events });
+    await events.publish(tx, s.app.app.id);
+    return result;
+  });
+}

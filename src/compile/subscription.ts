@@ -1,0 +1,215 @@
+// A subscription (`subscribeToX(mutations, filter) { mutation value edge }`) compiled once, at
+// subscribe time, into two statements that each answer the payload of one row event for this
+// subscriber: one reads a created or updated row from its table, the other a deleted row from
+// the state the event carries. Both apply the subscriber's read rules and the filter, exactly
+// as a query would; an event whose row they do not return is not delivered.
+
+import { GraphQLError, Kind, getOperationAST, getVariableValues } from 'graphql';
+import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
+import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
+import { USER } from '../model/index.js';
+import { literal, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
+import type { Queryable } from '../store/index.js';
+import { readArguments } from './args.js';
+import type { AppContext } from './context.js';
+import { cursorSql } from './cursor.js';
+import type { RowEvent, RowEventKind } from './mutations/events.js';
+import { modelFields, modelObject, objectType } from './object.js';
+import { cursorKeys, signature, sortKeys } from './order.js';
+import { Binder, VarRef, bindPrepared, boundValues, prepare } from './params.js';
+import type { PreparedStatement, RequestValues } from './params.js';
+import { resolveRefusals } from './refusals.js';
+import { collectFields, subSelections } from './selection.js';
+import { CompileState } from './state.js';
+import { jsonObject } from './values.js';
+import { checkPattern, whereAll, wherePredicate } from './where.js';
+
+export interface SubscribeArgs {
+  app: AppContext;
+  document: DocumentNode;
+  operationName?: string | undefined;
+  variables?: Readonly<Record<string, unknown>> | undefined;
+  userId?: string | undefined;
+  admin: boolean;
+}
+
+export interface SubscriptionPlan {
+  app: AppContext;
+  /** The model type whose events the subscription hears. */
+  type: string;
+  kinds: ReadonlySet<RowEventKind>;
+  /** Subscriptions with the same key answer every event alike: one evaluation serves them all. */
+  key: string;
+  admin: boolean;
+  /** The root field's response key and node (for error paths). */
+  field: { key: string; node: FieldNode };
+  live: PreparedStatement;
+  removed: PreparedStatement;
+  request: RequestValues;
+}
+
+/** The result of one event for a subscriber: `data` as JSON text, or nothing to deliver. */
+export interface EventResult {
+  data: string;
+  errors: GraphQLError[];
+}
+
+const KIND_OF_VERB: Record<string, RowEventKind> = { create: 'create', update: 'update', delete: 'delete' };
+
+function mutationKind(typeName: string, name: string): RowEventKind | undefined {
+  if (typeName === USER && name === 'loginUser') return 'login';
+  const verb = /^(create|update|delete)(.+)$/.exec(name);
+  return verb && verb[2] === typeName ? KIND_OF_VERB[verb[1] as string] : undefined;
+}
+
+/** The XMutationEvent value naming an event of `typeName`. */
+export function mutationName(typeName: string, kind: RowEventKind): string {
+  return kind === 'login' ? 'loginUser' : `${kind}${typeName}`;
+}
+
+function resolveDeep(v: unknown, request: RequestValues): unknown {
+  if (v instanceof VarRef) return request.variables[v.name];
+  if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) out[k] = resolveDeep(item, request);
+    return out;
+  }
+  return v;
+}
+
+/** Every `matches` / `notMatches` operand of a filter tree. */
+function patternsOf(filter: unknown, out: string[] = []): string[] {
+  if (Array.isArray(filter)) for (const item of filter) patternsOf(item, out);
+  else if (filter !== null && typeof filter === 'object') {
+    for (const [k, v] of Object.entries(filter)) {
+      if ((k === 'matches' || k === 'notMatches') && typeof v === 'string') out.push(v);
+      else patternsOf(v, out);
+    }
+  }
+  return out;
+}
+
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  const out: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+  return out;
+}
+
+/** The payload object for the row aliased `z`. */
+function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
+  const type = s.app.type(typeName);
+  const payloadName = `${typeName}SubscriptionPayload`;
+  const pairs: [string, SqlFragment][] = [];
+  for (const [key, group] of collectFields(s, subSelections(nodes), new Set([payloadName]))) {
+    const name = (group[0] as FieldNode).name.value;
+    if (name === '__typename') pairs.push([key, sql`${literal(payloadName)}::text`]);
+    else if (name === 'mutation') pairs.push([key, sql`${s.binder.fromRequest((r) => r.event?.mutation ?? null)}::text`]);
+    else if (name === 'value') pairs.push([key, modelObject(s, type, z, modelFields(s, typeName, group))]);
+    else if (name === 'edge') {
+      const keys = sortKeys(s, type, undefined);
+      const edge: [string, SqlFragment][] = [];
+      for (const [edgeKey, edgeGroup] of collectFields(s, subSelections(group), new Set([`${typeName}Edge`]))) {
+        const edgeField = (edgeGroup[0] as FieldNode).name.value;
+        if (edgeField === '__typename') edge.push([edgeKey, sql`${literal(`${typeName}Edge`)}::text`]);
+        else if (edgeField === 'cursor') edge.push([edgeKey, cursorSql(signature(s.app.app.id, typeName, keys), cursorKeys(z, keys))]);
+        else if (edgeField === 'node') edge.push([edgeKey, modelObject(s, type, z, modelFields(s, typeName, edgeGroup))]);
+        else throw new Error(`unknown edge field ${edgeField}`);
+      }
+      pairs.push([key, jsonObject(edge)]);
+    } else throw new Error(`unknown payload field ${payloadName}.${name}`);
+  }
+  return jsonObject(pairs);
+}
+
+function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[], filter: unknown, from: 'table' | 'event'): PreparedStatement {
+  const type = s.app.type(typeName);
+  const z = s.alias();
+  const table = s.app.table(type.name);
+  const source =
+    from === 'table'
+      ? sql`${table} ${z}`
+      : sql`json_populate_record(NULL::${table}, ${s.binder.fromRequest((r) => r.event?.row ?? null)}::json) ${z}`;
+  const conditions = whereAll([
+    from === 'table' ? sql`${z}.id = ${s.binder.fromRequest((r) => r.event?.id ?? null)}::uuid` : sql`TRUE`,
+    s.allowed(type, 'read', z),
+    wherePredicate(s, type, z, filter),
+  ]);
+  return prepare(sql`SELECT (${payloadJson(s, typeName, z, nodes)})::text AS v FROM ${source} WHERE ${conditions}`);
+}
+
+/**
+ * Compiles a subscription operation for one subscriber, or throws a coded error (bad
+ * variables, an empty event list, a pattern the database refuses — checked with `db` now, not
+ * at the first event).
+ */
+export async function planSubscription(args: SubscribeArgs, db: Queryable): Promise<SubscriptionPlan> {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) throw badInput('Unknown operation: give operationName when the document holds several');
+  if (operation.operation !== 'subscription') throw badInput(`A ${operation.operation} is not a subscription`);
+  const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
+  if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
+  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
+  const fields = [...collectFields(s, [operation.selectionSet], new Set(['Subscription']))].filter(([, nodes]) => (nodes[0] as FieldNode).name.value !== '__typename');
+  // Validation (graphql-js's single-root-field rule) has already refused several root fields.
+  const [key, nodes] = fields[0] ?? [];
+  if (key === undefined || nodes === undefined) throw badInput('A subscription selects one subscribeToX field');
+  const node = nodes[0] as FieldNode;
+  const typeName = node.name.value.replace(/^subscribeTo/, '');
+  const def = objectType(s, 'Subscription').getFields()[node.name.value];
+  if (!def || !s.app.index.types.has(typeName)) throw new Error(`unknown subscription field ${node.name.value}`);
+  const argValues = readArguments(def.args, node.arguments, s.binder);
+  const mutations = resolveDeep(argValues.mutations, request);
+  const kinds = new Set<RowEventKind>();
+  for (const name of Array.isArray(mutations) ? mutations : [mutations]) {
+    const kind = typeof name === 'string' ? mutationKind(typeName, name) : undefined;
+    if (kind) kinds.add(kind);
+  }
+  if (kinds.size === 0) throw badInput(`${node.name.value}(mutations): name at least one mutation to hear of`, { argument: 'mutations' });
+  const filter = resolveDeep(argValues.filter, request);
+  for (const pattern of patternsOf(filter)) {
+    checkPattern(pattern, `${node.name.value}(filter)`);
+    try {
+      await db.query(sql`SELECT '' ~ ${pattern}::text`);
+    } catch {
+      throw badInput(`${node.name.value}(filter): "${pattern}" is not a valid regular expression`, { argument: 'filter' });
+    }
+  }
+  // Variables are resolved into the filter: the plan serves this subscriber only.
+  const live = statement(s, typeName, nodes, filter, 'table');
+  const removed = statement(s, typeName, nodes, filter, 'event');
+  const who = args.admin ? 'admin' : (args.userId ?? 'anonymous');
+  return {
+    app: args.app,
+    type: typeName,
+    kinds,
+    // Binding now also refuses a bad value in the filter's variables before any event.
+    key: `${who}\u0000${live.text}\u0000${JSON.stringify(boundValues(live, request))}\u0000${JSON.stringify(boundValues(removed, request))}`,
+    admin: args.admin,
+    field: { key, node },
+    live,
+    removed,
+    request,
+  };
+}
+
+/** The payload of `event` for the plan's subscriber, or undefined when it is not theirs to hear. */
+export async function eventResult(plan: SubscriptionPlan, db: Queryable, event: RowEvent): Promise<EventResult | undefined> {
+  if (event.type !== plan.type || !plan.kinds.has(event.kind)) return undefined;
+  if (event.kind === 'delete' && event.row === undefined) return undefined;
+  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.type, event.kind) } };
+  let text: string | null | undefined;
+  try {
+    const result = await db.query<{ v: string | null }>(bindPrepared(event.kind === 'delete' ? plan.removed : plan.live, request));
+    text = result.rows[0]?.v;
+  } catch (err) {
+    const original = err instanceof Error ? err : new Error(String(err));
+    const error = new GraphQLError(original.message, { nodes: [plan.field.node], path: [plan.field.key], originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
+    return { data: `{${JSON.stringify(plan.field.key)}:null}`, errors: [error] };
+  }
+  if (text === undefined || text === null) return undefined;
+  const resolved = plan.admin ? { text, errors: [] } : resolveRefusals(text, plan.field.key, plan.field.node);
+  return { data: `{${JSON.stringify(plan.field.key)}:${resolved.text}}`, errors: resolved.errors };
+}

@@ -1,0 +1,109 @@
+// The Subscription root: `subscribeToX(mutations, filter)` for every @model type, with
+// `XMutationEvent` (which mutations to hear of), `XSubscriptionFilter` (which objects) and
+// `XSubscriptionPayload { mutation value edge }`.
+
+import { GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import type { GraphQLEnumValueConfigMap, GraphQLFieldConfigMap, GraphQLInputFieldConfigMap } from 'graphql';
+import { USER, capitalize, idColumn } from '../model/index.js';
+import type { ModelType } from '../model/index.js';
+import { edgeType } from './connections.js';
+import { modelObjectType } from './modelObjects.js';
+import { dateTimeOperatorInput, idOperatorInput, isTextFilter, patternOperatorInput, valueOperatorInput } from './operators.js';
+import type { TypeRegistry } from './registry.js';
+
+/** The mutations a subscription can hear of, as `XMutationEvent` values name them. */
+export function mutationEventNames(typeName: string): string[] {
+  const names = ['create', 'update', 'delete'].map((verb) => `${verb}${typeName}`);
+  if (typeName === USER) names.push('loginUser');
+  return names;
+}
+
+function mutationEventType(reg: TypeRegistry, typeName: string): GraphQLEnumType {
+  const name = `${typeName}MutationEvent`;
+  return reg.named(name, `mutationEvent:${typeName}`, () => {
+    const values: GraphQLEnumValueConfigMap = {};
+    for (const event of mutationEventNames(typeName)) values[event] = { value: event };
+    return new GraphQLEnumType({ name, description: `A mutation of ${typeName} objects a subscription can hear of.`, values });
+  });
+}
+
+/** `XSubscriptionFilter`: the where operators of X's own fields, `matches` on text, relation ids. */
+function subscriptionFilterType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
+  const name = `${typeName}SubscriptionFilter`;
+  return reg.named(name, `subscriptionFilter:${typeName}`, () => {
+    const type = reg.modelType(typeName);
+    const self: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name,
+      description: `Which ${typeName} objects a subscription hears of; the conditions given must all hold.`,
+      fields: () => {
+        const list = new GraphQLList(new GraphQLNonNull(self));
+        return {
+          ...filterFields(reg, type),
+          AND: { type: list, description: 'Every one of these filters matches.' },
+          OR: { type: list, description: 'At least one of these filters matches.' },
+          NOT: { type: self, description: 'This filter does not match.' },
+        };
+      },
+    });
+    return self;
+  });
+}
+
+function filterFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfigMap {
+  const X = type.name;
+  const fields: GraphQLInputFieldConfigMap = {
+    id: { type: idOperatorInput(reg, `${X}IdWhereArgs`, `${X}.id`) },
+    createdAt: { type: dateTimeOperatorInput(reg, `${X}CreatedAtWhereArgs`, `${X}.createdAt`) },
+    modifiedAt: { type: dateTimeOperatorInput(reg, `${X}ModifiedAtWhereArgs`, `${X}.modifiedAt`) },
+  };
+  for (const field of type.fields) {
+    if (field.kind === 'value') {
+      if (field.writeOnly) continue;
+      const F = `${X}${capitalize(field.name)}`;
+      fields[field.name] = {
+        type: isTextFilter(field)
+          ? patternOperatorInput(reg, `${F}SubscriptionFilterArgs`, `${X}.${field.name}`, field)
+          : valueOperatorInput(reg, `${F}WhereArgs`, `${X}.${field.name}`, field),
+      };
+    } else if (!field.list) {
+      const id = idColumn(field.name);
+      fields[id] = { type: idOperatorInput(reg, `${X}${capitalize(id)}WhereArgs`, `${X}.${id}`), description: `The id of the related ${field.target}.` };
+    }
+  }
+  return fields;
+}
+
+function payloadType(reg: TypeRegistry, typeName: string): GraphQLObjectType {
+  const name = `${typeName}SubscriptionPayload`;
+  return reg.named(name, `subscriptionPayload:${typeName}`, () =>
+    new GraphQLObjectType({
+      name,
+      description: `One mutation of a ${typeName} object.`,
+      fields: () => ({
+        mutation: { type: new GraphQLNonNull(mutationEventType(reg, typeName)), description: 'The mutation that happened.' },
+        value: { type: modelObjectType(reg, typeName), description: 'The object after the mutation (before it, for a delete).' },
+        edge: { type: edgeType(reg, typeName), description: `The object as an edge of all${typeName}s in its default order, with its cursor.` },
+      }),
+    }),
+  );
+}
+
+export function subscriptionType(reg: TypeRegistry): GraphQLObjectType {
+  return new GraphQLObjectType({
+    name: 'Subscription',
+    fields: () => {
+      const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+      for (const type of reg.model.types) {
+        fields[`subscribeTo${type.name}`] = {
+          type: payloadType(reg, type.name),
+          args: {
+            mutations: { type: new GraphQLNonNull(new GraphQLList(mutationEventType(reg, type.name))), description: 'The mutations to hear of.' },
+            filter: { type: subscriptionFilterType(reg, type.name) },
+          },
+          description: `An event for each ${type.name} mutation that matches, the object as the subscriber may read it.`,
+        };
+      }
+      return fields;
+    },
+  });
+}
