@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // graphql-ws checks errors with instanceof: it must load the same graphql module as the
+    // server code under test (Vite's ESM build of graphql, not Node's CommonJS one).
+    server: { deps: { inline: ['graphql-ws'] } },
     reporters: process.env.CI ? ['default'] : ['default'],
   },
 });

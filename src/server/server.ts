@@ -15,6 +15,8 @@ import { installRequestLog } from './plugins/requestLog.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
+import { installAppSubscriptions } from './routes/appSubscriptions.js';
+import { LoginThrottle } from '../auth/index.js';
 import { AppRegistry } from './appRegistry.js';
 import type { AdminService } from '../admin/index.js';
 
@@ -92,7 +94,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   installRequestId(app);
   installDrain(app);
-  installMetrics(app);
+  const metrics = installMetrics(app);
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
@@ -100,7 +102,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
-  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey });
+  const throttle = new LoginThrottle(options.store);
+  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle });
+  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics });
   return app;
 }
 

@@ -21,7 +21,7 @@ export interface AppRouteOptions {
 }
 
 /** What mutations need from the authentication stage, bound to one app and client address. */
-function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string): WriteHooks {
+export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string): WriteHooks {
   return {
     loginAttempt: (username) => throttle.attempt(app.id, username, address),
     loginSucceeded: (username) => throttle.succeeded(app.id, username, address),
@@ -44,8 +44,8 @@ function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string): Wri
   };
 }
 
-export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
-  const throttle = new LoginThrottle(options.store);
+export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle }): void {
+  const throttle = options.throttle;
   app.route({
     // Every method reaches the core, which answers 405 for those GraphQL over HTTP does not use.
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],

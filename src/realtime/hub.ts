@@ -1,0 +1,139 @@
+// Event fan-out on one instance. The hub listens on the database's event channel (NOTIFY, so
+// mutations made through any instance reach every instance), and for each row event runs the
+// statement of each matching subscription, under that subscriber's rules, once per group of
+// identical subscriptions. Notifications are handled one after another, so each subscriber
+// hears events in commit order.
+
+import type { ExecutionResult } from 'graphql';
+import { EVENTS_CHANNEL, eventResult } from '../compile/index.js';
+import type { AppContext, EventNotice, RowEvent, SubscriptionPlan } from '../compile/index.js';
+import { sql } from '../sql/index.js';
+import type { Store } from '../store/index.js';
+
+export interface Subscriber {
+  plan: SubscriptionPlan;
+  /** Hands one event's result to the subscriber's stream. */
+  deliver(result: ExecutionResult): void;
+  /** The app's schema changed under the subscription: it has to be made again. */
+  expire(): void;
+}
+
+export interface HubOptions {
+  store: Store;
+  /** The app's current version, to tell subscriptions made against an older one. */
+  current(appId: string): Promise<AppContext | undefined>;
+  /** Reports a failure that reached no subscriber (an unreadable notification…). */
+  onError(err: unknown): void;
+}
+
+/** How many event statements one notification runs at once. */
+const CONCURRENT_EVALUATIONS = 8;
+
+export class RealtimeHub {
+  readonly #options: HubOptions;
+  readonly #apps = new Map<string, Set<Subscriber>>();
+  #unlisten: Promise<() => Promise<void>> | undefined;
+  #queue: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: HubOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const set of this.#apps.values()) n += set.size;
+    return n;
+  }
+
+  /** Adds a subscriber; resolves once this instance listens, to a function that removes it. */
+  async add(subscriber: Subscriber): Promise<() => void> {
+    if (this.#stopped) throw new Error('The realtime hub is stopped');
+    const appId = subscriber.plan.app.app.id;
+    let set = this.#apps.get(appId);
+    if (!set) {
+      set = new Set();
+      this.#apps.set(appId, set);
+    }
+    set.add(subscriber);
+    this.#unlisten ??= this.#options.store.listen(EVENTS_CHANNEL, (payload) => this.#enqueue(payload));
+    try {
+      await this.#unlisten;
+    } catch (err) {
+      this.#unlisten = undefined;
+      set.delete(subscriber);
+      throw err;
+    }
+    return () => {
+      const current = this.#apps.get(appId);
+      current?.delete(subscriber);
+      if (current?.size === 0) this.#apps.delete(appId);
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#apps.clear();
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    await unlisten?.then((fn) => fn()).catch(() => undefined);
+    await this.#queue;
+  }
+
+  /** Settles once every notification received so far has been handled (for tests and shutdown). */
+  idle(): Promise<void> {
+    return this.#queue;
+  }
+
+  #enqueue(payload: string): void {
+    this.#queue = this.#queue.then(() => this.#handle(payload)).catch((err: unknown) => this.#options.onError(err));
+  }
+
+  async #handle(payload: string): Promise<void> {
+    const notice = JSON.parse(payload) as EventNotice;
+    const subscribers = this.#apps.get(notice.a);
+    if (!subscribers || subscribers.size === 0) return;
+    const events = await this.#events(notice);
+    const current = await this.#options.current(notice.a);
+    for (const subscriber of [...subscribers]) {
+      if (subscriber.plan.app !== current) {
+        subscribers.delete(subscriber);
+        subscriber.expire();
+      }
+    }
+    for (const event of events) await this.#dispatch([...subscribers], event);
+  }
+
+  /** The notice's events, read from the catalog when they were too large to notify. */
+  async #events(notice: EventNotice): Promise<RowEvent[]> {
+    let items = notice.e;
+    if (notice.r !== undefined) {
+      const { rows } = await this.#options.store.query<{ payload: string }>(sql`SELECT payload FROM tessera.realtime_events WHERE id = ${notice.r}::bigint`);
+      const stored = rows[0] ? (JSON.parse(rows[0].payload) as EventNotice) : undefined;
+      items = stored?.e;
+    }
+    return (items ?? []).map(([type, kind, id, row]) => ({ type, kind, id, ...(row === undefined ? {} : { row }) }));
+  }
+
+  async #dispatch(subscribers: Subscriber[], event: RowEvent): Promise<void> {
+    const groups = new Map<string, Subscriber[]>();
+    for (const subscriber of subscribers) {
+      const plan = subscriber.plan;
+      if (plan.type !== event.type || !plan.kinds.has(event.kind)) continue;
+      const group = groups.get(plan.key);
+      if (group) group.push(subscriber);
+      else groups.set(plan.key, [subscriber]);
+    }
+    const pending = [...groups.values()];
+    const worker = async () => {
+      for (let group = pending.shift(); group; group = pending.shift()) {
+        const first = group[0] as Subscriber;
+        const result = await eventResult(first.plan, this.#options.store, event);
+        if (!result) continue;
+        const delivered: ExecutionResult = { data: JSON.parse(result.data) as Record<string, unknown>, ...(result.errors.length > 0 ? { errors: result.errors } : {}) };
+        for (const subscriber of group) subscriber.deliver(delivered);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, pending.length) }, worker));
+  }
+}

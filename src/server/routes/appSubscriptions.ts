@@ -1,0 +1,215 @@
+// WebSocket connections on each app's path `/graphql/:appId`: the upgrade is matched to a live
+// app, the connection's credentials are checked like a bearer token (and checked again every
+// minute, so a revoked token or a changed password ends the connection), and each operation
+// goes through the same parse / validate / limits as HTTP before it runs: queries and
+// mutations through the compiling executor, subscriptions through the realtime hub.
+
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { GraphQLError } from 'graphql';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { LoginThrottle } from '../../auth/index.js';
+import { executeOperation, planSubscription } from '../../compile/index.js';
+import { isTesseraError } from '../../errors/index.js';
+import type { ErrorCode } from '../../errors/index.js';
+import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
+import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket } from '../../realtime/index.js';
+import type { Store } from '../../store/index.js';
+import type { AppRegistry } from '../appRegistry.js';
+import { callerOf } from '../callers.js';
+import type { Caller } from '../callers.js';
+import { formatErrors, prepareOperation } from '../graphqlOverHttp.js';
+import { appLimits } from '../limits/index.js';
+import { generateRequestId } from '../plugins/requestId.js';
+import { writeHooks } from './appGraphql.js';
+
+export interface AppSubscriptionOptions {
+  store: Store;
+  registry: AppRegistry;
+  platformKey: string;
+  throttle: LoginThrottle;
+  /** The largest WebSocket message a client may send. */
+  maxPayload: number;
+  /** Where the subscription gauges are registered. */
+  metrics: Registry;
+}
+
+const APP_PATH = /^\/graphql\/([^/?#]+)\/?(?:\?.*)?$/;
+/** How often an open connection's credentials are checked again. */
+const RECHECK_MS = 60_000;
+
+function asGraphQLError(err: unknown): GraphQLError {
+  if (err instanceof GraphQLError) return err;
+  const original = err instanceof Error ? err : new Error(String(err));
+  return new GraphQLError(original.message, { originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
+}
+
+export function installAppSubscriptions(app: FastifyInstance, options: AppSubscriptionOptions): RealtimeHub {
+  const hub = new RealtimeHub({
+    store: options.store,
+    current: async (appId) => (await options.registry.get(appId))?.context,
+    onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
+  });
+  const sockets = new RealtimeSockets({
+    maxPayload: options.maxPayload,
+    onError: (err) => app.log.warn({ err }, 'websocket failure'),
+    open: (request) => openSession(app, options, hub, request),
+  });
+  new Gauge({
+    name: 'tessera_subscriptions',
+    help: 'Subscriptions open on this instance.',
+    registers: [options.metrics],
+    collect() {
+      this.set(hub.size);
+    },
+  });
+  new Gauge({
+    name: 'tessera_websocket_connections',
+    help: 'WebSocket connections open on this instance.',
+    registers: [options.metrics],
+    collect() {
+      this.set(sockets.connections);
+    },
+  });
+  app.server.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
+    if (!APP_PATH.test(request.url ?? '')) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    sockets.upgrade(request, socket, head);
+  });
+  // Subscriptions end with 1001 as the server starts closing; then the hub stops listening.
+  app.addHook('preClose', async () => sockets.close());
+  app.addHook('onClose', async () => hub.stop());
+  return hub;
+}
+
+async function openSession(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, request: IncomingMessage): Promise<SocketSession | { status: number; message: string }> {
+  const appId = decodeURIComponent(APP_PATH.exec(request.url ?? '')?.[1] ?? '');
+  const opened = await options.registry.get(appId);
+  if (!opened) return { status: 404, message: `No app with id "${appId}"` };
+  const address = request.socket.remoteAddress ?? 'unknown';
+  let caller: Caller | undefined;
+  let authorization: string | undefined;
+  let recheck: NodeJS.Timeout | undefined;
+  const streams = new Set<EventStream>();
+
+  const identify = async (value: string | undefined): Promise<Caller | undefined> => {
+    const live = await options.registry.get(appId);
+    if (!live) return undefined;
+    try {
+      return await callerOf(options, live, value);
+    } catch (err) {
+      if (isTesseraError(err) && err.code === 'UNAUTHENTICATED') return undefined;
+      throw err;
+    }
+  };
+
+  return {
+    async connect(value, socket) {
+      caller = await identify(value);
+      if (!caller) return false;
+      authorization = value;
+      if (caller.kind !== 'anonymous') {
+        recheck = setInterval(() => {
+          identify(authorization).then(
+            (now) => {
+              if (!now) socket.refuse('The token is invalid, expired or revoked');
+            },
+            (err: unknown) => app.log.warn({ err, appId }, 'websocket credentials check failed'),
+          );
+        }, RECHECK_MS);
+        recheck.unref();
+      }
+      return true;
+    },
+
+    async operate(payload, socket) {
+      return operate(app, options, hub, { appId, address, caller: caller ?? { kind: 'anonymous' }, streams }, payload, socket);
+    },
+
+    closed() {
+      clearInterval(recheck);
+      for (const stream of [...streams]) stream.end();
+    },
+  };
+}
+
+interface Connection {
+  appId: string;
+  address: string;
+  caller: Caller;
+  streams: Set<EventStream>;
+}
+
+async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket): Promise<OperationOutcome> {
+  const requestId = generateRequestId();
+  const { appId, caller } = connection;
+  const live = await options.registry.get(appId);
+  if (!live) return { kind: 'errors', errors: [{ message: `No app with id "${appId}"`, extensions: { code: 'NOT_FOUND' } }] };
+  const context = live.context;
+  const schema = context.app.schema;
+  const limits = appLimits(context.app.settings);
+  const format = (errors: readonly GraphQLError[], code?: ErrorCode): GraphQLFormattedError[] =>
+    formatErrors(errors, { requestId, suggestions: limits.suggestions, onInternalError: (err) => app.log.error({ err, appId, requestId }, 'websocket operation failed') }, code);
+  const variables = payload.variables ?? undefined;
+  const operationName = payload.operationName ?? undefined;
+  const prepared = prepareOperation({ query: payload.query, operationName, variables }, {
+    schema,
+    documents: live.documents,
+    maxTokens: limits.maxTokens,
+    limitRules: limits.limitRules,
+    validationRules: limits.validationRules,
+    checkRequest: limits.checkRequest,
+  });
+  if ('response' in prepared) return { kind: 'errors', errors: [] };
+  if ('errors' in prepared) return { kind: 'errors', errors: format(prepared.errors, prepared.code) };
+  const { document, operation } = prepared;
+  const admin = caller.kind === 'admin';
+  const userId = caller.kind === 'user' ? caller.userId : undefined;
+
+  if (operation?.operation !== 'subscription') {
+    const run = await executeOperation({
+      app: context,
+      store: options.store,
+      hooks: writeHooks(live, options.throttle, connection.address),
+      document,
+      query: payload.query,
+      operationName,
+      variables,
+      admin,
+      userId,
+    });
+    if (run.data === undefined) return { kind: 'errors', errors: format(run.errors, 'BAD_USER_INPUT') };
+    const errors = format(run.errors);
+    return { kind: 'result', schema, document, result: { data: JSON.parse(run.data) as Record<string, unknown>, ...(errors.length > 0 ? { errors } : {}) } };
+  }
+
+  let plan;
+  try {
+    plan = await planSubscription({ app: context, document, operationName, variables, admin, userId }, options.store);
+  } catch (err) {
+    return { kind: 'errors', errors: format([asGraphQLError(err)], 'BAD_USER_INPUT') };
+  }
+  let remove: (() => void) | undefined;
+  const stream = new EventStream(
+    () => {
+      connection.streams.delete(stream);
+      remove?.();
+    },
+    () => socket.close(CLOSE_TRY_AGAIN_LATER, 'Subscriber too slow'),
+  );
+  connection.streams.add(stream);
+  remove = await hub.add({
+    plan,
+    deliver: (result: ExecutionResult) => stream.push(result.errors ? { data: result.data ?? null, errors: format(result.errors) as unknown as GraphQLError[] } : result),
+    expire: () => {
+      stream.end();
+      socket.close(CLOSE_SERVICE_RESTART, "The app's schema changed: subscribe again");
+    },
+  });
+  if (stream.ended) remove();
+  return { kind: 'stream', schema, document, stream };
+}
