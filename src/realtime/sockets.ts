@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CloseCode, DEPRECATED_GRAPHQL_WS_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
@@ -78,6 +78,8 @@ export class RealtimeSockets {
         }
         return { schema: outcome.schema, document: outcome.document, contextValue: outcome, ...(payload.operationName ? { operationName: payload.operationName } : {}) };
       },
+      // Results are formatted (errors coded and masked) by the session: sent as they are.
+      onNext: (_ctx, _id, _payload, _args, result) => result as unknown as FormattedExecutionResult,
       execute: (args) => {
         const outcome = args.contextValue as OperationOutcome;
         return outcome.kind === 'result' ? toExecutionResult(outcome.result) : { errors: [new GraphQLError('Unexpected operation')] };

@@ -15,7 +15,7 @@ import { installRequestLog } from './plugins/requestLog.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
-import { installAppSubscriptions } from './routes/appSubscriptions.js';
+import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { LoginThrottle } from '../auth/index.js';
 import { AppRegistry } from './appRegistry.js';
 import type { AdminService } from '../admin/index.js';
@@ -38,6 +38,8 @@ export interface ServerOptions {
   logDestination?: LogDestination;
   trustProxy?: TrustProxy;
   bodyLimit?: number;
+  /** How often an open WebSocket connection's credentials are checked again (default 60 s). */
+  credentialRecheckMs?: number;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -104,7 +106,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
   const throttle = new LoginThrottle(options.store);
   installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle });
-  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics });
+  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS });
   return app;
 }
 

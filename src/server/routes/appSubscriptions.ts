@@ -34,11 +34,13 @@ export interface AppSubscriptionOptions {
   maxPayload: number;
   /** Where the subscription gauges are registered. */
   metrics: Registry;
+  /** How often an open connection's credentials are checked again. */
+  recheckMs: number;
 }
 
 const APP_PATH = /^\/graphql\/([^/?#]+)\/?(?:\?.*)?$/;
-/** How often an open connection's credentials are checked again. */
-const RECHECK_MS = 60_000;
+/** How often, by default, an open connection's credentials are checked again. */
+export const DEFAULT_RECHECK_MS = 60_000;
 
 function asGraphQLError(err: unknown): GraphQLError {
   if (err instanceof GraphQLError) return err;
@@ -120,7 +122,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
             },
             (err: unknown) => app.log.warn({ err, appId }, 'websocket credentials check failed'),
           );
-        }, RECHECK_MS);
+        }, options.recheckMs);
         recheck.unref();
       }
       return true;
