@@ -19,6 +19,8 @@ interface LegacyMessage {
 
 export function serveLegacy(socket: WebSocket, session: SocketSession, handle: StreamSocket, urlAuthorization: string | undefined): void {
   let acknowledged = false;
+  /** Settles with the outcome of connection_init: clients may send start before the ack. */
+  let initialised: Promise<boolean> | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
   const operations = new Map<string, () => void>();
   const send = (message: Record<string, unknown>) => {
@@ -78,33 +80,43 @@ export function serveLegacy(socket: WebSocket, session: SocketSession, handle: S
     switch (message.type) {
       case 'connection_init': {
         const authorization = authorizationOf(message.payload) ?? urlAuthorization;
-        void session.connect(authorization, handle).then((ok) => {
+        if (initialised) return send({ type: 'connection_error', payload: { message: 'connection_init was already sent' } });
+        initialised = session.connect(authorization, handle).then((ok) => {
           if (!ok) {
             send({ type: 'connection_error', payload: { message: 'The token is invalid, expired or revoked' } });
             setTimeout(() => socket.close(LEGACY_CLOSE_REFUSED, 'Unauthorized'), 10);
-            return;
+            return false;
           }
           acknowledged = true;
           clearTimeout(initTimeout);
           send({ type: 'connection_ack' });
           send({ type: 'ka' });
           keepAlive = setInterval(() => send({ type: 'ka' }), KEEP_ALIVE_MS);
-        }, () => socket.close(1011, 'Internal error'));
+          return true;
+        }, () => {
+          socket.close(LEGACY_CLOSE_REFUSED, 'Internal error');
+          return false;
+        });
         return;
       }
       case 'start': {
         if (id === undefined) return send({ type: 'error', payload: { message: 'start needs an id' } });
-        if (!acknowledged) return send({ type: 'error', id, payload: { message: 'Send connection_init first' } });
+        if (!initialised) return send({ type: 'error', id, payload: { message: 'Send connection_init first' } });
         const payload = message.payload as Partial<OperationPayload> | undefined;
         if (!payload || typeof payload.query !== 'string') return send({ type: 'error', id, payload: { message: 'start needs a payload with a query' } });
-        void start(id, payload as OperationPayload).catch(() => {
-          send({ type: 'error', id, payload: { message: 'The operation failed' } });
-          operations.delete(id);
-        });
+        void initialised
+          .then((ok) => (ok ? start(id, payload as OperationPayload) : undefined))
+          .catch(() => {
+            send({ type: 'error', id, payload: { message: 'The operation failed' } });
+            operations.delete(id);
+          });
         return;
       }
       case 'stop':
-        if (id !== undefined) stop(id);
+        if (id !== undefined && operations.has(id)) {
+          stop(id);
+          send({ type: 'complete', id });
+        }
         return;
       case 'connection_terminate':
         socket.close(1000, 'Terminated');

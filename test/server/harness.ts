@@ -16,6 +16,8 @@ export interface TestServer {
   base: string;
   key: string;
   store: Store;
+  /** Postgres: the URL of the server's own database (another instance may share it). */
+  databaseUrl?: string | undefined;
   app: FastifyInstance;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
@@ -80,6 +82,7 @@ export async function startTestServer(kind: StoreKind, options: Partial<ServerOp
     base: `http://127.0.0.1:${address.port}`,
     key,
     store,
+    databaseUrl: test.databaseUrl,
     app,
     logs,
     async close() {

@@ -1,0 +1,215 @@
+// The WebSocket transport on an app's path: both subprotocols (graphql-transport-ws and the
+// older subscriptions-transport-ws one, with its real client and with raw frames), Apollo
+// Client's subscription link, credentials and their close codes, unknown apps and
+// subprotocols, a slow subscriber, schema changes and shutdown. Both stores.
+
+import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { SubscriptionClient } from 'subscriptions-transport-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import type { Json, TestApp } from '../api/harness.js';
+import { startTestServer } from '../server/harness.js';
+import type { TestServer } from '../server/harness.js';
+import { client, openSubscriptions, subscribe, waitForSubscriptions, wsUrl } from './harness.js';
+
+const SCHEMA = `
+type Message @model @permission(scope: EVERYONE, read: true) { text: String! thread: Thread @relation(name: "ThreadMessages") }
+type Thread @model { messages: [Message] @relation(name: "ThreadMessages") }
+`;
+const ON_CREATE = 'subscription { subscribeToMessage(mutations: [createMessage]) { mutation value { text } } }';
+
+/** A raw socket speaking `protocol`, with every message it receives and how it closed. */
+function raw(url: string, protocol: string | undefined) {
+  const socket = new WebSocket(url, protocol === undefined ? [] : [protocol]);
+  const messages: Json[] = [];
+  socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Json));
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const until = async (test: (m: Json) => boolean, timeoutMs = 5_000): Promise<Json> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = messages.find(test);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no such message among ${JSON.stringify(messages)}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  return { socket, messages, opened, closed, until, send: (m: Json) => socket.send(JSON.stringify(m)) };
+}
+
+/** The HTTP status an upgrade request is refused with. */
+function refusedStatus(url: string, protocol = 'graphql-transport-ws'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, [protocol]);
+    socket.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once('open', () => reject(new Error('the upgrade was accepted')));
+    socket.once('error', () => undefined);
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`subscriptions: transport (${kind})`, () => {
+    let server: TestServer;
+    let app: TestApp;
+    let other: TestApp;
+
+    const createMessage = (text: string) => app.data('mutation($i: CreateMessageInput!) { createMessage(input: $i) { changedMessage { id } } }', { i: { text } });
+
+    beforeAll(async () => {
+      server = await startTestServer(kind);
+      app = await createTestApp(server, SCHEMA);
+      other = await createTestApp(server, SCHEMA);
+    });
+    afterAll(async () => server?.close());
+
+    it('closes graphql-transport-ws connections with 4403 for a bad token or another app\'s token, and acknowledges anonymous ones', async () => {
+      const otherUser = await other.gql('mutation { createUser(input: { username: "x", password: "pw-123456" }) { token } }');
+      for (const token of ['nonsense', 'tat_0000', otherUser.body.data.createUser.token as string]) {
+        const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+        await c.opened;
+        c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${token}` } });
+        expect((await c.closed).code, token.slice(0, 10)).toBe(4403);
+      }
+      const anonymous = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+      await anonymous.opened;
+      anonymous.send({ type: 'connection_init', payload: {} });
+      await anonymous.until((m) => m.type === 'connection_ack');
+      anonymous.socket.close();
+    });
+
+    it('takes the token from connection_init in any key case, and from the Authorization query parameter', async () => {
+      for (const params of [{ authorization: `Bearer ${app.token}` }, { AUTHORIZATION: `Bearer ${app.token}` }]) {
+        const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+        await c.opened;
+        c.send({ type: 'connection_init', payload: params });
+        await c.until((m) => m.type === 'connection_ack');
+        c.send({ id: '1', type: 'subscribe', payload: { query: '{ viewer { allMessages { aggregations { count } } } }' } });
+        expect((await c.until((m) => m.type === 'next')).payload.data.viewer.allMessages.aggregations.count).toEqual(expect.any(Number));
+        c.socket.close();
+      }
+      const viaUrl = raw(`${wsUrl(app.endpoint)}?Authorization=${encodeURIComponent(`Bearer ${app.token}`)}`, 'graphql-ws');
+      await viaUrl.opened;
+      viaUrl.send({ type: 'connection_init', payload: {} });
+      await viaUrl.until((m) => m.type === 'connection_ack');
+      viaUrl.socket.close();
+    });
+
+    it('refuses the upgrade for an unknown app or path, and closes 4406 without a subprotocol', async () => {
+      expect(await refusedStatus(`${wsUrl(server.base)}/graphql/nosuchapp`)).toBe(404);
+      expect(await refusedStatus(`${wsUrl(server.base)}/elsewhere`)).toBe(404);
+      const unknown = raw(wsUrl(app.endpoint), undefined);
+      await unknown.opened;
+      expect((await unknown.closed).code).toBe(4406);
+    });
+
+    it('serves the older subscriptions-transport-ws protocol frame by frame', async () => {
+      const c = raw(wsUrl(app.endpoint), 'graphql-ws');
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+      await c.until((m) => m.type === 'connection_ack');
+      await c.until((m) => m.type === 'ka');
+      const before = await openSubscriptions(server.base);
+      c.send({ id: 'a', type: 'start', payload: { query: ON_CREATE } });
+      await waitForSubscriptions(server.base, before + 1);
+      await createMessage('legacy');
+      expect((await c.until((m) => m.type === 'data' && m.id === 'a')).payload).toEqual({ data: { subscribeToMessage: { mutation: 'createMessage', value: { text: 'legacy' } } } });
+      c.send({ id: 'b', type: 'start', payload: { query: 'subscription { subscribeToMessage(mutations: []) { mutation } }' } });
+      const refused = await c.until((m) => m.type === 'data' && m.id === 'b');
+      expect(refused.payload.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      c.send({ id: 'a', type: 'stop' });
+      await c.until((m) => m.type === 'complete' && m.id === 'a');
+      await waitForSubscriptions(server.base, before);
+      c.send({ type: 'connection_terminate' });
+      expect((await c.closed).code).toBe(1000);
+
+      const bad = raw(wsUrl(app.endpoint), 'graphql-ws');
+      await bad.opened;
+      bad.send({ type: 'connection_init', payload: { Authorization: 'Bearer nonsense' } });
+      await bad.until((m) => m.type === 'connection_error');
+      expect((await bad.closed).code).toBe(1011);
+    });
+
+    it('delivers to the subscriptions-transport-ws client and to Apollo Client\'s GraphQLWsLink', async () => {
+      const legacy = new SubscriptionClient(wsUrl(app.endpoint), { connectionParams: { Authorization: `Bearer ${app.token}` } }, WebSocket);
+      const apollo = new ApolloClient({ link: new GraphQLWsLink(client(app.endpoint, app.token)), cache: new InMemoryCache() });
+      const received: Record<string, Json[]> = { legacy: [], apollo: [] };
+      const before = await openSubscriptions(server.base);
+      const legacySub = legacy.request({ query: ON_CREATE }).subscribe({ next: (v) => void received.legacy?.push(v as Json) });
+      const apolloSub = apollo.subscribe({ query: gql(ON_CREATE) }).subscribe({ next: (v) => void received.apollo?.push(v as Json) });
+      await waitForSubscriptions(server.base, before + 2);
+      await createMessage('for old and new clients');
+      const deadline = Date.now() + 5_000;
+      while ((received.legacy?.length ?? 0) < 1 || (received.apollo?.length ?? 0) < 1) {
+        if (Date.now() > deadline) throw new Error(`received ${JSON.stringify(received)}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(received.legacy?.[0]?.data).toEqual({ subscribeToMessage: { mutation: 'createMessage', value: { text: 'for old and new clients' } } });
+      expect(received.apollo?.[0]?.data).toEqual({ subscribeToMessage: { __typename: 'MessageSubscriptionPayload', mutation: 'createMessage', value: { __typename: 'Message', text: 'for old and new clients' } } });
+      legacySub.unsubscribe();
+      apolloSub.unsubscribe();
+      legacy.close();
+      apollo.stop();
+      await waitForSubscriptions(server.base, before);
+    });
+
+    it('closes a subscriber too slow to take its events with 1013, and keeps serving the others', async () => {
+      const slow = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+      await slow.opened;
+      slow.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+      await slow.until((m) => m.type === 'connection_ack');
+      const before = await openSubscriptions(server.base);
+      slow.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
+      const fast = subscribe(client(app.endpoint, app.token), ON_CREATE);
+      await waitForSubscriptions(server.base, before + 2);
+      // The slow client stops reading: its socket buffers fill, then its queue of events.
+      (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      // Bursts of 100 events of 9 KB each (one nested create), until the server gives up on it.
+      const messages = Array.from({ length: 100 }, () => ({ text: 'x'.repeat(9_000) }));
+      for (let burst = 0; burst < 60; burst++) {
+        await app.data('mutation($i: CreateThreadInput!) { createThread(input: $i) { clientMutationId } }', { i: { messages } });
+        if (await Promise.race([slow.closed.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 10))])) break;
+      }
+      (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      expect((await slow.closed).code).toBe(1013);
+      await waitForSubscriptions(server.base, before + 1);
+      await createMessage('still served');
+      const events = await fast.take(1);
+      expect(events.length).toBe(1);
+      await fast.close();
+    });
+
+    it('closes subscriptions with 1012 when the app\'s schema changes, so clients subscribe again', async () => {
+      const c = raw(wsUrl(other.endpoint), 'graphql-transport-ws');
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${other.token}` } });
+      await c.until((m) => m.type === 'connection_ack');
+      const before = await openSubscriptions(server.base);
+      c.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
+      await waitForSubscriptions(server.base, before + 1);
+      await other.migrate(`${SCHEMA}\ntype Extra @model { note: String }`);
+      await other.data('mutation { createMessage(input: { text: "after the change" }) { clientMutationId } }');
+      expect((await c.closed).code).toBe(1012);
+    });
+
+    it('closes every connection with 1001 when the server shuts down', async () => {
+      const own = await startTestServer(kind);
+      const ownApp = await createTestApp(own, SCHEMA);
+      const c = raw(wsUrl(ownApp.endpoint), 'graphql-transport-ws');
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ownApp.token}` } });
+      await c.until((m) => m.type === 'connection_ack');
+      c.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
+      await waitForSubscriptions(own.base, 1);
+      await own.close();
+      expect((await c.closed).code).toBe(1001);
+    });
+  });
+}
