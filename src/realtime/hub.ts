@@ -20,7 +20,7 @@ export interface Subscriber {
 
 export interface HubOptions {
   store: Store;
-  /** The app's current version, to tell subscriptions made against an older one. */
+  /** The app's current compiler context, to tell subscriptions made against an older schema version. */
   current(appId: string): Promise<AppContext | undefined>;
   /** Reports a failure that reached no subscriber (an unreadable notification…). */
   onError(err: unknown): void;
@@ -96,7 +96,9 @@ export class RealtimeHub {
     const events = await this.#events(notice);
     const current = await this.#options.current(notice.a);
     for (const subscriber of [...subscribers]) {
-      if (subscriber.plan.app !== current) {
+      // A reload of the app (settings, tokens, the cache's expiry) keeps its schema version:
+      // only a new version (or the app's deletion) makes a subscription's statements stale.
+      if (subscriber.plan.app.app.version !== current?.app.version) {
         subscribers.delete(subscriber);
         subscriber.expire();
       }

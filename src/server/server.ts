@@ -17,6 +17,7 @@ import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { LoginThrottle } from '../auth/index.js';
+import { MAX_PENDING_EVENTS } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import type { AdminService } from '../admin/index.js';
 
@@ -40,6 +41,8 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** How often an open WebSocket connection's credentials are checked again (default 60 s). */
   credentialRecheckMs?: number;
+  /** Events queued for one subscription before its subscriber counts as too slow (default 256). */
+  maxPendingEvents?: number;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -106,7 +109,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
   const throttle = new LoginThrottle(options.store);
   installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle });
-  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS });
+  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS });
   return app;
 }
 

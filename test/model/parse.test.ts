@@ -377,6 +377,7 @@ describe('generatedNames', () => {
       'createdAt:PostCreatedAtWhereArgs',
       'modifiedAt:PostModifiedAtWhereArgs',
       'title:PostTitleWhereArgs',
+      'title:PostTitleSubscriptionFilterArgs',
       'author:PostAuthorWhereArgs',
       'author:PostAuthorIdWhereArgs',
       'tags:PostTagsWhereArgs',

@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { STORE_KINDS, createTestApp } from '../api/harness.js';
 import type { Json, TestApp } from '../api/harness.js';
-import { startTestServer } from '../server/harness.js';
+import { admin, startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { client, openSubscriptions, subscribe, waitForSubscriptions, wsUrl } from './harness.js';
 
 const SCHEMA = `
-type Message @model @permission(scope: EVERYONE, read: true) { text: String! thread: Thread @relation(name: "ThreadMessages") }
+type Message @model @permission(scope: EVERYONE, read: true) { text: String! body: Text thread: Thread @relation(name: "ThreadMessages") }
 type Thread @model { messages: [Message] @relation(name: "ThreadMessages") }
 `;
 const ON_CREATE = 'subscription { subscribeToMessage(mutations: [createMessage]) { mutation value { text } } }';
@@ -110,6 +110,25 @@ for (const kind of STORE_KINDS) {
       expect((await unknown.closed).code).toBe(4406);
     });
 
+    it('refuses a subscription over the per-connection limit with LIMIT_EXCEEDED, and limits apply over the socket', async () => {
+      const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+      await c.until((m) => m.type === 'connection_ack');
+      const before = await openSubscriptions(server.base);
+      for (let i = 0; i < 101; i++) c.send({ id: `s${i}`, type: 'subscribe', payload: { query: ON_CREATE } });
+      const refused = await c.until((m) => m.type === 'error');
+      expect(refused.payload[0].extensions.code).toBe('LIMIT_EXCEEDED');
+      await waitForSubscriptions(server.base, before + 100);
+      const levels = 'thread { messages { edges { node { '.repeat(4);
+      const deep = `{ viewer { allMessages { edges { node { ${levels}text${' }'.repeat(16 + 4)} }`;
+      c.send({ id: 'deep', type: 'subscribe', payload: { query: deep } });
+      const tooDeep = await c.until((m) => m.type === 'error' && m.id === 'deep');
+      expect(tooDeep.payload[0].extensions.code).toBe('LIMIT_EXCEEDED');
+      c.socket.close();
+      await waitForSubscriptions(server.base, before);
+    });
+
     it('serves the older subscriptions-transport-ws protocol frame by frame', async () => {
       const c = raw(wsUrl(app.endpoint), 'graphql-ws');
       await c.opened;
@@ -161,32 +180,35 @@ for (const kind of STORE_KINDS) {
     });
 
     it('closes a subscriber too slow to take its events with 1013, and keeps serving the others', async () => {
-      const slow = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+      // A server that queues at most 8 events per subscription, so the test needs few of them.
+      const own = await startTestServer(kind, { maxPendingEvents: 8 });
+      const ownApp = await createTestApp(own, SCHEMA);
+      const slow = raw(wsUrl(ownApp.endpoint), 'graphql-transport-ws');
       await slow.opened;
-      slow.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+      slow.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ownApp.token}` } });
       await slow.until((m) => m.type === 'connection_ack');
-      const before = await openSubscriptions(server.base);
-      slow.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
-      const fast = subscribe(client(app.endpoint, app.token), ON_CREATE);
-      await waitForSubscriptions(server.base, before + 2);
+      const query = 'subscription { subscribeToMessage(mutations: [createMessage]) { value { text body } } }';
+      slow.send({ id: '1', type: 'subscribe', payload: { query } });
+      const fast = subscribe(client(ownApp.endpoint, ownApp.token), ON_CREATE);
+      await waitForSubscriptions(own.base, 2);
       // The slow client stops reading: its socket buffers fill, then its queue of events.
       (slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-      // Bursts of 100 events of 9 KB each (one nested create), until the server gives up on it.
-      const messages = Array.from({ length: 100 }, () => ({ text: 'x'.repeat(9_000) }));
-      for (let burst = 0; burst < 60; burst++) {
-        await app.data('mutation($i: CreateThreadInput!) { createThread(input: $i) { clientMutationId } }', { i: { messages } });
-        if (await Promise.race([slow.closed.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 10))])) break;
+      const messages = Array.from({ length: 8 }, () => ({ text: 'big', body: 'x'.repeat(100_000) }));
+      for (let burst = 0; burst < 40; burst++) {
+        await ownApp.data('mutation($i: CreateThreadInput!) { createThread(input: $i) { clientMutationId } }', { i: { messages } });
+        if (await Promise.race([slow.closed.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))])) break;
       }
       (slow.socket as unknown as { _socket: { resume(): void } })._socket.resume();
       expect((await slow.closed).code).toBe(1013);
-      await waitForSubscriptions(server.base, before + 1);
-      await createMessage('still served');
-      const events = await fast.take(1);
-      expect(events.length).toBe(1);
+      await waitForSubscriptions(own.base, 1);
+      await ownApp.data('mutation { createMessage(input: { text: "still served" }) { clientMutationId } }');
+      const texts = (await fast.settle(300)).map((e) => e.data.subscribeToMessage.value.text);
+      expect(texts.at(-1)).toBe('still served');
       await fast.close();
+      await own.close();
     });
 
-    it('closes subscriptions with 1012 when the app\'s schema changes, so clients subscribe again', async () => {
+    it('closes subscriptions with 1012 when the app\'s schema changes, and only then', async () => {
       const c = raw(wsUrl(other.endpoint), 'graphql-transport-ws');
       await c.opened;
       c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${other.token}` } });
@@ -194,6 +216,12 @@ for (const kind of STORE_KINDS) {
       const before = await openSubscriptions(server.base);
       c.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
       await waitForSubscriptions(server.base, before + 1);
+      // Reloads of the app that keep its schema (a token revoked, settings changed) keep it open.
+      await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId: other.id, name: 'passing' } });
+      await admin(server, 'mutation($i: RevokeAdminTokenInput!) { revokeAdminToken(input: $i) { revoked } }', { i: { appId: other.id, name: 'passing' } });
+      await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: other.id, settings: { defaultPageSize: 50 } } });
+      await other.data('mutation { createMessage(input: { text: "same schema" }) { clientMutationId } }');
+      expect((await c.until((m) => m.type === 'next')).payload.data.subscribeToMessage.value.text).toBe('same schema');
       await other.migrate(`${SCHEMA}\ntype Extra @model { note: String }`);
       await other.data('mutation { createMessage(input: { text: "after the change" }) { clientMutationId } }');
       expect((await c.closed).code).toBe(1012);

@@ -36,9 +36,14 @@ export interface AppSubscriptionOptions {
   metrics: Registry;
   /** How often an open connection's credentials are checked again. */
   recheckMs: number;
+  /** Events queued for one subscription before its subscriber counts as too slow. */
+  maxPendingEvents: number;
 }
 
 const APP_PATH = /^\/graphql\/([^/?#]+)\/?(?:\?.*)?$/;
+/** Subscriptions one connection may hold open at once. */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
 /** How often, by default, an open connection's credentials are checked again. */
 export const DEFAULT_RECHECK_MS = 60_000;
 
@@ -97,6 +102,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
   let authorization: string | undefined;
   let recheck: NodeJS.Timeout | undefined;
   const streams = new Set<EventStream>();
+  const connection: Connection = { appId, address, caller: { kind: 'anonymous' }, streams, planning: 0 };
 
   const identify = async (value: string | undefined): Promise<Caller | undefined> => {
     const live = await options.registry.get(appId);
@@ -113,6 +119,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     async connect(value, socket) {
       caller = await identify(value);
       if (!caller) return false;
+      connection.caller = caller;
       authorization = value;
       if (caller.kind !== 'anonymous') {
         recheck = setInterval(() => {
@@ -129,7 +136,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     },
 
     async operate(payload, socket) {
-      return operate(app, options, hub, { appId, address, caller: caller ?? { kind: 'anonymous' }, streams }, payload, socket);
+      return operate(app, options, hub, connection, payload, socket);
     },
 
     closed() {
@@ -144,6 +151,8 @@ interface Connection {
   address: string;
   caller: Caller;
   streams: Set<EventStream>;
+  /** Subscriptions being planned, not yet streams. */
+  planning: number;
 }
 
 async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket): Promise<OperationOutcome> {
@@ -189,11 +198,19 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     return { kind: 'result', schema, document, result: { data: JSON.parse(run.data) as Record<string, unknown>, ...(errors.length > 0 ? { errors } : {}) } };
   }
 
+  // Counted before planning (which waits on the database), so a burst cannot slip past it.
+  if (connection.streams.size + connection.planning >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+    const message = `A connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; end one or open another connection`;
+    return { kind: 'errors', errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit: 'subscriptionsPerConnection', max: MAX_SUBSCRIPTIONS_PER_CONNECTION } }] };
+  }
   let plan;
+  connection.planning += 1;
   try {
     plan = await planSubscription({ app: context, document, operationName, variables, admin, userId }, options.store);
   } catch (err) {
     return { kind: 'errors', errors: format([asGraphQLError(err)], 'BAD_USER_INPUT') };
+  } finally {
+    connection.planning -= 1;
   }
   let remove: (() => void) | undefined;
   const stream = new EventStream(
@@ -202,6 +219,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
       remove?.();
     },
     () => socket.close(CLOSE_TRY_AGAIN_LATER, 'Subscriber too slow'),
+    options.maxPendingEvents,
   );
   connection.streams.add(stream);
   remove = await hub.add({
