@@ -1,0 +1,268 @@
+// Realtime subscriptions on PostgreSQL: many WebSocket subscribers on one instance, the delay
+// from a mutation's commit to each subscriber's receipt, and the server's memory per
+// subscriber, for one caller shared by all subscribers and for a distinct user per subscriber.
+// The figures and how to read them are in docs/performance.md ("Realtime subscriptions").
+
+import { startBenchServer } from './benchServer.js';
+import type { BenchServer } from './benchServer.js';
+import { closeConnections, post, postJson } from './client.js';
+import { cpuWindow } from './cpu.js';
+import type { CpuSpent } from './cpu.js';
+import { createBenchDatabase } from './database.js';
+import type { BenchDatabase } from './database.js';
+import { percentile } from './measure.js';
+import { fmt } from './report.js';
+import { Subscribers, now, waitForGauge } from './subscribers.js';
+import type { ServerMemory } from './serverWorker.js';
+
+const SCHEMA = `
+type Tick @model @permission(scope: AUTHENTICATED, read: true) {
+  seq: Int!
+  sentAt: Float!
+}
+`;
+
+const SUBSCRIPTION = 'subscription { subscribeToTick(mutations: [createTick]) { mutation value { id seq sentAt } } }';
+const CREATE_TICK = 'mutation($i: CreateTickInput!) { createTick(input: $i) { changedTick { id } } }';
+const PASSWORD = 'correct horse battery staple';
+
+function intFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  const n = text === undefined ? fallback : Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${text}"`);
+  return n;
+}
+
+interface Settings {
+  subscribers: number;
+  /** Distinct users of scenario (b); each opens subscribers / users connections. */
+  users: number;
+  events: number;
+  intervalMs: number;
+}
+
+interface Rig {
+  server: BenchServer;
+  db: BenchDatabase;
+  endpoint: string;
+  adminToken: string;
+  settings: Settings;
+}
+
+interface Summary {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function summary(samples: number[]): Summary {
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), max: samples[samples.length - 1] ?? Number.NaN };
+}
+
+interface Outcome {
+  label: string;
+  opened: { seconds: number };
+  memory: { before: ServerMemory; after: ServerMemory; closed: ServerMemory };
+  expected: number;
+  delivered: number;
+  duplicates: number;
+  failures: readonly string[];
+  /** Receipt minus the HTTP response to the mutation: commit happened before, so a lower bound. */
+  fromResponse: Summary;
+  /** Receipt minus the moment the mutation was sent (the row's sentAt): an upper bound. */
+  fromSent: Summary;
+  /** Per event, its last receipt minus the HTTP response. */
+  lastOfEvent: Summary;
+  /** Mutation round trip over HTTP, for scale. */
+  mutation: Summary;
+  cpu: CpuSpent;
+}
+
+async function manage<T>(rig: Pick<Rig, 'server'>, query: string, variables: Record<string, unknown>): Promise<T> {
+  const reply = (await postJson(`${rig.server.base}/admin/graphql`, rig.server.key, query, variables)) as { data?: T; errors?: unknown };
+  if (reply.errors !== undefined || reply.data === undefined) throw new Error(`management API: ${JSON.stringify(reply.errors)}`);
+  return reply.data;
+}
+
+/** Signs up `n` users, `concurrency` at a time (each costs an Argon2id hash); returns their tokens. */
+async function createUsers(endpoint: string, n: number, concurrency: number): Promise<string[]> {
+  const tokens: string[] = new Array<string>(n);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const reply = (await postJson(endpoint, '', 'mutation($i: CreateUserInput!) { createUser(input: $i) { token } }', { i: { username: `rt${i}`, password: PASSWORD } })) as {
+        data?: { createUser?: { token?: string } };
+      };
+      const token = reply.data?.createUser?.token;
+      if (!token) throw new Error(`createUser: ${JSON.stringify(reply).slice(0, 300)}`);
+      tokens[i] = token;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return tokens;
+}
+
+/** Sends createTick mutation `seq`; resolves with when it was sent and when its response came. */
+async function createTick(rig: Rig, seq: number): Promise<{ sent: number; responded: number }> {
+  const sent = now();
+  const reply = await post(rig.endpoint, rig.adminToken, JSON.stringify({ query: CREATE_TICK, variables: { i: { seq, sentAt: sent } } }));
+  const responded = now();
+  if (reply.status !== 200 || reply.text.includes('"errors"')) throw new Error(`createTick: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
+  return { sent, responded };
+}
+
+const sleepUntil = (t: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
+
+async function scenario(rig: Rig, label: string, tokens: readonly string[]): Promise<Outcome> {
+  const { subscribers: count, events, intervalMs } = rig.settings;
+  const before = await rig.server.memory();
+  const opening = performance.now();
+  const subscribers = await Subscribers.open({ endpoint: rig.endpoint, tokens, count, query: SUBSCRIPTION, concurrency: 25 });
+  let open = true;
+  try {
+    await waitForGauge(rig.server.base, 'tessera_subscriptions', count, 60_000);
+    const opened = { seconds: (performance.now() - opening) / 1000 };
+    await waitForGauge(rig.server.base, 'tessera_websocket_connections', count, 5_000);
+    const after = await rig.server.memory();
+
+    // Events are sent on a fixed schedule whether or not earlier ones have been answered.
+    const responded = new Array<number>(events);
+    const roundTrips: number[] = [];
+    const window = cpuWindow({ database: rig.db.name, serverThread: rig.server.thread });
+    const start = performance.now();
+    const sends: Promise<void>[] = [];
+    for (let seq = 0; seq < events; seq++) {
+      await sleepUntil(start + seq * intervalMs);
+      sends.push(
+        createTick(rig, seq).then((t) => {
+          responded[seq] = t.responded;
+          roundTrips.push(t.responded - t.sent);
+        }),
+      );
+    }
+    await Promise.all(sends);
+    const expected = count * events;
+    await subscribers.waitFor(expected, 10_000);
+    const cpu = window();
+
+    const fromResponse: number[] = [];
+    const fromSent: number[] = [];
+    const last = new Array<number>(events).fill(Number.NEGATIVE_INFINITY);
+    for (const r of subscribers.receipts) {
+      const response = responded[r.seq] as number;
+      fromResponse.push(r.at - response);
+      fromSent.push(r.at - r.sentAt);
+      last[r.seq] = Math.max(last[r.seq] as number, r.at - response);
+    }
+    await subscribers.close();
+    open = false;
+    await waitForGauge(rig.server.base, 'tessera_websocket_connections', 0, 30_000);
+    await waitForGauge(rig.server.base, 'tessera_subscriptions', 0, 5_000);
+    const closed = await rig.server.memory();
+    return {
+      label,
+      opened,
+      memory: { before, after, closed },
+      expected,
+      delivered: subscribers.receipts.length - subscribers.duplicates,
+      duplicates: subscribers.duplicates,
+      failures: subscribers.failures,
+      fromResponse: summary(fromResponse),
+      fromSent: summary(fromSent),
+      lastOfEvent: summary(last.filter(Number.isFinite)),
+      mutation: summary(roundTrips),
+      cpu,
+    };
+  } finally {
+    if (open) await subscribers.close();
+  }
+}
+
+const KIB = 1024;
+const MIB = 1024 * 1024;
+
+function printOutcome(o: Outcome, settings: Settings): void {
+  const n = settings.subscribers;
+  const ms = (s: Summary) => `p50 ${fmt(s.p50, 1).padStart(7)}   p99 ${fmt(s.p99, 1).padStart(7)}   max ${fmt(s.max, 1).padStart(7)} ms`;
+  console.log(`${o.label}`);
+  console.log(`  ${fmt(n)} subscriptions open in ${fmt(o.opened.seconds, 1)} s`);
+  const missing = o.expected - o.delivered;
+  console.log(
+    `  delivered ${fmt(o.delivered)} of ${fmt(o.expected)} (${fmt(n)} × ${fmt(settings.events)} events)` +
+      `${missing > 0 ? `, MISSING ${fmt(missing)}` : ', none missing'}${o.duplicates > 0 ? `, ${fmt(o.duplicates)} duplicates` : ''}`,
+  );
+  console.log(`  commit → receipt, lower bound (receipt − mutation's HTTP response)   ${ms(o.fromResponse)}`);
+  console.log(`  commit → receipt, upper bound (receipt − mutation sent, row's sentAt) ${ms(o.fromSent)}`);
+  console.log(`  last subscriber of each event (− HTTP response)                     ${ms(o.lastOfEvent)}`);
+  console.log(`  createTick over HTTP, round trip                                    ${ms(o.mutation)}`);
+  const perEvent = (seconds: number) => fmt((seconds / settings.events) * 1000, 1);
+  console.log(
+    `  CPU ms per event: server ${perEvent(o.cpu.server)}, postgres ${perEvent(o.cpu.postgres)}, ` +
+      `bench process (subscribers + mutator) ${perEvent(o.cpu.node)}; other load ${fmt((o.cpu.machine - o.cpu.node - o.cpu.server - o.cpu.postgres) / o.cpu.seconds, 2)} cores`,
+  );
+  const { before, after, closed } = o.memory;
+  const per = (a: number, b: number) => fmt((b - a) / n / KIB, 1);
+  console.log(
+    `  server memory${before.collected ? ' after a full GC' : ' (settled, no forced GC)'}: RSS ${fmt(before.rss / MIB, 1)} → ${fmt(after.rss / MIB, 1)} MiB, ` +
+      `heap ${fmt(before.heapUsed / MIB, 1)} → ${fmt(after.heapUsed / MIB, 1)} MiB; per subscriber RSS ${per(before.rss, after.rss)} KiB, heap ${per(before.heapUsed, after.heapUsed)} KiB`,
+  );
+  console.log(`  after every subscriber closed: RSS ${fmt(closed.rss / MIB, 1)} MiB, heap ${fmt(closed.heapUsed / MIB, 1)} MiB`);
+  for (const failure of o.failures.slice(0, 5)) console.log(`  failure: ${failure}`);
+  if (o.failures.length > 5) console.log(`  … ${fmt(o.failures.length - 5)} more failures`);
+}
+
+export async function realtimeSection(): Promise<void> {
+  const settings: Settings = {
+    subscribers: intFromEnv('TESSERA_BENCH_RT_SUBSCRIBERS', 1000),
+    users: intFromEnv('TESSERA_BENCH_RT_USERS', 1000),
+    events: intFromEnv('TESSERA_BENCH_RT_EVENTS', 200),
+    intervalMs: intFromEnv('TESSERA_BENCH_RT_INTERVAL_MS', 25),
+  };
+  if (settings.subscribers % settings.users !== 0) throw new Error('TESSERA_BENCH_RT_SUBSCRIBERS must be a multiple of TESSERA_BENCH_RT_USERS');
+  const db = await createBenchDatabase();
+  let server: BenchServer | undefined;
+  try {
+    server = await startBenchServer(db.url, 'info', { process: true });
+    const app = await manage<{ createApp: { app: { id: string } } }>({ server }, 'mutation($i: CreateAppInput!) { createApp(input: $i) { app { id } } }', { i: { name: 'realtime', schema: SCHEMA } });
+    const appId = app.createApp.app.id;
+    const issued = await manage<{ createAdminToken: { token: string } }>({ server }, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId, name: 'bench' } });
+    const rig: Rig = { server, db, endpoint: `${server.base}/graphql/${appId}`, adminToken: issued.createAdminToken.token, settings };
+
+    const signing = performance.now();
+    const tokens = await createUsers(rig.endpoint, settings.users, 4);
+    const signedUp = (performance.now() - signing) / 1000;
+    // Warm-up: the mutation's statement cache and the server's JIT, before anyone listens.
+    for (let seq = 0; seq < 20; seq++) await createTick(rig, -1 - seq);
+
+    const perUser = settings.subscribers / settings.users;
+    console.log(
+      `Realtime subscriptions on PostgreSQL: ${fmt(settings.subscribers)} WebSocket connections to one server (a child process), ` +
+        `one subscribeToTick(mutations: [createTick]) each; then ${fmt(settings.events)} createTick mutations over HTTP, ` +
+        `one every ${settings.intervalMs} ms, each row carrying its send time (sentAt).\n` +
+        `Receipt = the subscriber's handler running in the bench process, which holds all ${fmt(settings.subscribers)} clients in one thread.\n` +
+        `${fmt(settings.users)} users signed up in ${fmt(signedUp, 1)} s (Argon2id, 4 at a time).\n`,
+    );
+    const shared = await scenario(rig, `(a) ${fmt(settings.subscribers)} subscribers, one admin caller: one evaluation per event serves all`, [rig.adminToken]);
+    printOutcome(shared, settings);
+    console.log('');
+    const distinct = await scenario(
+      rig,
+      `(b) ${fmt(settings.subscribers)} subscribers, ${fmt(settings.users)} distinct users${perUser > 1 ? ` × ${perUser} connections` : ''} ` +
+        `under a read rule (AUTHENTICATED): one evaluation per user per event`,
+      tokens,
+    );
+    printOutcome(distinct, settings);
+    console.log('');
+    const ratio = (a: number, b: number) => fmt(a / b, 2);
+    console.log(
+      `(b)/(a): lower-bound latency p50 ${ratio(distinct.fromResponse.p50, shared.fromResponse.p50)}, ` +
+        `last subscriber p50 ${ratio(distinct.lastOfEvent.p50, shared.lastOfEvent.p50)}, ` +
+        `server CPU per event ${ratio(distinct.cpu.server, shared.cpu.server)}, postgres CPU per event ${ratio(distinct.cpu.postgres, shared.cpu.postgres)}`,
+    );
+  } finally {
+    closeConnections();
+    await server?.close();
+    await db.drop();
+  }
+}
