@@ -33,6 +33,14 @@ export interface OpenOptions {
   concurrency: number;
 }
 
+/** An Error's message, a close event's code and reason, or a list of GraphQL errors. */
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  const close = err as { code?: unknown; reason?: unknown };
+  if (typeof close.code === 'number') return `connection closed (${close.code}${close.reason ? ` ${String(close.reason)}` : ''})`;
+  return JSON.stringify(err);
+}
+
 export class Subscribers {
   readonly #clients: Client[] = [];
   readonly #seen: Set<number>[] = [];
@@ -86,7 +94,7 @@ export class Subscribers {
             else seen.add(value.seq);
             this.#receipts.push({ seq: value.seq, sentAt: value.sentAt, at });
           },
-          error: (err) => void this.#failures.push(`subscriber ${i}: ${err instanceof Error ? err.message : JSON.stringify(err)}`.slice(0, 300)),
+          error: (err) => void this.#failures.push(`subscriber ${i}: ${describe(err)}`.slice(0, 300)),
           complete: () => undefined,
         },
       );
