@@ -1,40 +1,106 @@
-// The main thread's handle on the benchmark's server worker: its base URL and platform key,
-// the thread to charge its CPU time to, and shutting it down.
+// The bench's handle on its server (serverWorker.ts, in a worker thread or a child process): its
+// base URL and platform key, where its CPU time is read, its memory, and shutting it down.
 
-import { once } from 'node:events';
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { generatePlatformKey } from '../server/index.js';
 import type { LogLevel } from '../server/index.js';
-import type { ServerWorkerData, ServerWorkerMessage } from './serverWorker.js';
+import type { ServerMemory, ServerWorkerData, ServerWorkerMessage, ServerWorkerRequest } from './serverWorker.js';
 
 export interface BenchServer {
   base: string;
   key: string;
-  /** The server thread's /proc directory (undefined off Linux). */
+  /** The server's /proc directory for its CPU time: its thread, or its process (undefined off Linux). */
   thread: string | undefined;
+  /** The server's memory; in a worker thread `rss` is the whole process's. */
+  memory(): Promise<ServerMemory>;
   close(): Promise<void>;
 }
 
-/** The worker's next message, which must be of `kind`; a worker that dies rejects instead. */
-async function next<K extends ServerWorkerMessage['kind']>(worker: Worker, kind: K): Promise<Extract<ServerWorkerMessage, { kind: K }>> {
-  const [message] = (await once(worker, 'message')) as [ServerWorkerMessage];
-  if (message.kind !== kind) throw new Error(`server worker said ${message.kind}, expected ${kind}`);
-  return message as Extract<ServerWorkerMessage, { kind: K }>;
+export interface BenchServerOptions {
+  /**
+   * Run the server in a child process (started with --expose-gc) rather than a worker thread,
+   * so that its memory is its own.
+   */
+  process?: boolean;
 }
 
-export async function startBenchServer(databaseUrl: string, logLevel: LogLevel): Promise<BenchServer> {
+const SCRIPT = new URL('./serverWorker.js', import.meta.url);
+
+/** Either kind of server: both send messages and say when they end. */
+type Host = Worker | ChildProcess;
+
+/** The server's next message, which must be of `kind`; a server that dies rejects instead. */
+function next<K extends ServerWorkerMessage['kind']>(host: Host, kind: K): Promise<Extract<ServerWorkerMessage, { kind: K }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ServerWorkerMessage) => {
+      done();
+      if (message.kind === kind) resolve(message as Extract<ServerWorkerMessage, { kind: K }>);
+      else reject(new Error(`bench server said ${message.kind}, expected ${kind}`));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`bench server exited (${code}) before it said ${kind}`));
+    };
+    const done = () => {
+      host.off('message', onMessage);
+      host.off('error', onError);
+      host.off('exit', onExit);
+    };
+    host.on('message', onMessage);
+    host.on('error', onError);
+    host.on('exit', onExit);
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export async function startBenchServer(databaseUrl: string, logLevel: LogLevel, options: BenchServerOptions = {}): Promise<BenchServer> {
   const key = generatePlatformKey();
-  const workerData: ServerWorkerData = { databaseUrl, adminKey: key, logLevel };
-  const worker = new Worker(new URL('./serverWorker.js', import.meta.url), { workerData });
-  const { port, thread } = await next(worker, 'listening');
+  const data: ServerWorkerData = { databaseUrl, adminKey: key, logLevel };
+  let host: Host;
+  let send: (request: ServerWorkerRequest) => void;
+  let stop: () => Promise<void>;
+  if (options.process) {
+    const child = fork(SCRIPT, [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    host = child;
+    send = (request) => void child.send(request);
+    stop = async () => {
+      // The child exits once its server and store are closed; a stuck one is ended.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited(child);
+      clearTimeout(timer);
+    };
+    send({ kind: 'start', data });
+  } else {
+    const worker = new Worker(SCRIPT, { workerData: data });
+    host = worker;
+    send = (request) => worker.postMessage(request);
+    stop = async () => void (await worker.terminate());
+  }
+  const { port, thread } = await next(host, 'listening');
   return {
     base: `http://127.0.0.1:${port}`,
     key,
     thread,
+    async memory() {
+      const reply = next(host, 'memory');
+      send({ kind: 'memory' });
+      return (await reply).memory;
+    },
     async close() {
-      worker.postMessage('close');
-      await next(worker, 'closed');
-      await worker.terminate();
+      const reply = next(host, 'closed');
+      send({ kind: 'close' });
+      await reply;
+      await stop();
     },
   };
 }

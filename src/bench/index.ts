@@ -14,6 +14,7 @@ import type { Store } from '../store/index.js';
 import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
 import { measure, row } from './measure.js';
+import { realtimeSection } from './realtimeBench.js';
 
 const BLOG = readFileSync(new URL('../../examples/blog/schema.graphql', import.meta.url), 'utf8');
 
@@ -64,7 +65,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

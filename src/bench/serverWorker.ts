@@ -1,5 +1,5 @@
-// A Tessera server in a worker thread, for the data API benchmark: the server gets an event
-// loop of its own, as in its own process, apart from the load generator that measures it.
+// A Tessera server for the benchmarks, apart from the load generator that measures it: in a
+// worker thread (an event loop of its own) or in a child process (memory of its own, too).
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAdminService } from '../admin/index.js';
@@ -14,13 +14,68 @@ export interface ServerWorkerData {
   logLevel: LogLevel;
 }
 
-/** `thread`: the worker's /proc directory, for its CPU time. */
-export type ServerWorkerMessage = { kind: 'listening'; port: number; thread: string | undefined } | { kind: 'closed' };
+/** The server's memory as `process.memoryUsage()` reports it, in bytes. */
+export interface ServerMemory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  /** Whether a full garbage collection ran just before (the process runs with --expose-gc). */
+  collected: boolean;
+}
 
-const port = parentPort;
-if (!port) throw new Error('serverWorker runs as a worker thread');
-const data = workerData as ServerWorkerData;
+/** From the bench to the server; a child process gets its data in the first message. */
+export type ServerWorkerRequest = { kind: 'start'; data: ServerWorkerData } | { kind: 'memory' } | { kind: 'close' };
 
+/** `thread`: the /proc directory whose CPU time is the server's (its thread, or its whole process). */
+export type ServerWorkerMessage =
+  | { kind: 'listening'; port: number; thread: string | undefined }
+  | { kind: 'memory'; memory: ServerMemory }
+  | { kind: 'closed' };
+
+interface Parent {
+  post(message: ServerWorkerMessage): void;
+  on(handler: (request: ServerWorkerRequest) => void): void;
+  close(): void;
+}
+
+async function connect(): Promise<{ parent: Parent; data: ServerWorkerData; thread: string | undefined }> {
+  const port = parentPort;
+  if (port) {
+    return {
+      parent: { post: (m) => port.postMessage(m), on: (h) => port.on('message', h), close: () => port.close() },
+      data: workerData as ServerWorkerData,
+      thread: ownThreadPath(),
+    };
+  }
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('serverWorker runs as a worker thread or a forked child process');
+  const data = await new Promise<ServerWorkerData>((resolve) => {
+    process.once('message', (m: ServerWorkerRequest) => {
+      if (m.kind === 'start') resolve(m.data);
+    });
+  });
+  return {
+    parent: { post: (m) => send(m), on: (h) => process.on('message', h), close: () => process.disconnect() },
+    data,
+    thread: `/proc/${process.pid}`,
+  };
+}
+
+/** Memory after a full collection when the process allows one, after a short settle otherwise. */
+async function memory(): Promise<ServerMemory> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gc();
+  } else {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rss, heapUsed, external, collected: gc !== undefined };
+}
+
+const { parent, data, thread } = await connect();
 const store = await openStore({ databaseUrl: data.databaseUrl });
 await ensureCatalog(store);
 const app = createServer({
@@ -34,13 +89,26 @@ const app = createServer({
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('server did not listen on a TCP port');
-port.postMessage({ kind: 'listening', port: address.port, thread: ownThreadPath() } satisfies ServerWorkerMessage);
+parent.post({ kind: 'listening', port: address.port, thread });
 
-port.once('message', () => {
-  void (async () => {
-    await app.close();
-    await store.close();
-    port.postMessage({ kind: 'closed' } satisfies ServerWorkerMessage);
-    port.close();
-  })();
+parent.on((request) => {
+  switch (request.kind) {
+    case 'start':
+      return;
+    case 'memory':
+      void memory().then((m) => parent.post({ kind: 'memory', memory: m }));
+      return;
+    case 'close':
+      void (async () => {
+        await app.close();
+        await store.close();
+        parent.post({ kind: 'closed' });
+        parent.close();
+      })();
+      return;
+    default: {
+      const never: never = request;
+      throw new Error(`unknown request ${JSON.stringify(never)}`);
+    }
+  }
 });
