@@ -124,23 +124,9 @@ async function createTick(rig: Rig, seq: number): Promise<{ sent: number; respon
 
 const sleepUntil = (t: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
 
-/**
- * Makes this instance load the app afresh, so that a scenario starts with a full lifetime of
- * its cache entry ahead: subscriptions made against an entry are closed (1012) at the first
- * event after it is reloaded, which happens every 30 s even when nothing changed.
- */
-async function refreshApp(rig: Rig): Promise<void> {
-  const name = `refresh${Date.now()}`;
-  const appId = rig.appId;
-  await manage(rig, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId, name } });
-  await manage(rig, 'mutation($i: RevokeAdminTokenInput!) { revokeAdminToken(input: $i) { revoked } }', { i: { appId, name } });
-  await createTick(rig, -1);
-}
-
 async function scenario(rig: Rig, label: string, tokens: readonly string[], pace: Pace): Promise<Outcome> {
   const { subscribers: count } = rig.settings;
   const { events, intervalMs } = pace;
-  await refreshApp(rig);
   const before = await rig.server.memory();
   const opening = performance.now();
   const subscribers = await Subscribers.open({ endpoint: rig.endpoint, tokens, count, query: SUBSCRIPTION, concurrency: 25 });
