@@ -52,6 +52,21 @@ export function resolve(v: unknown, request: RequestValues): unknown {
   return v;
 }
 
+/** An argument tree (objects included) with every variable replaced by its value; absent keys dropped. */
+export function resolveDeep(v: unknown, request: RequestValues): unknown {
+  if (v instanceof VarRef) return request.variables[v.name];
+  if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) {
+      const resolved = resolveDeep(item, request);
+      if (resolved !== undefined) out[k] = resolved;
+    }
+    return out;
+  }
+  return v;
+}
+
 function holdsVariable(v: unknown): boolean {
   return v instanceof VarRef || (Array.isArray(v) && v.some(holdsVariable));
 }

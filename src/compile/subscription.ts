@@ -17,7 +17,7 @@ import { cursorSql } from './cursor.js';
 import type { RowEvent, RowEventKind } from './mutations/events.js';
 import { modelFields, modelObject, objectType } from './object.js';
 import { cursorKeys, signature, sortKeys } from './order.js';
-import { Binder, VarRef, bindPrepared, boundValues, prepare } from './params.js';
+import { Binder, bindPrepared, boundValues, prepare, resolveDeep } from './params.js';
 import type { PreparedStatement, RequestValues } from './params.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields, subSelections } from './selection.js';
@@ -66,17 +66,6 @@ function mutationKind(typeName: string, name: string): RowEventKind | undefined 
 /** The XMutationEvent value naming an event of `typeName`. */
 export function mutationName(typeName: string, kind: RowEventKind): string {
   return kind === 'login' ? 'loginUser' : `${kind}${typeName}`;
-}
-
-function resolveDeep(v: unknown, request: RequestValues): unknown {
-  if (v instanceof VarRef) return request.variables[v.name];
-  if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, item] of Object.entries(v)) out[k] = resolveDeep(item, request);
-    return out;
-  }
-  return v;
 }
 
 /** Every `matches` / `notMatches` operand of a filter tree. */

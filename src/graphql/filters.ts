@@ -10,7 +10,7 @@ import type { TypeRegistry } from './registry.js';
 import { readableFields } from './valueTypes.js';
 
 /** `AND`, `OR` and `NOT` of an input combining filters of its own kind. */
-function combinators(self: GraphQLInputObjectType): GraphQLInputFieldConfigMap {
+export function combinators(self: GraphQLInputObjectType): GraphQLInputFieldConfigMap {
   const list = new GraphQLList(new GraphQLNonNull(self));
   return {
     AND: { type: list, description: 'Every one of these filters matches.' },
@@ -33,13 +33,18 @@ export function whereArgsType(reg: TypeRegistry, typeName: string): GraphQLInput
   });
 }
 
-function whereFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfigMap {
-  const X = type.name;
-  const fields: GraphQLInputFieldConfigMap = {
+/** The filters on the system fields every object has: `id`, `createdAt`, `modifiedAt`. */
+export function systemFilterFields(reg: TypeRegistry, X: string): GraphQLInputFieldConfigMap {
+  return {
     id: { type: idOperatorInput(reg, `${X}IdWhereArgs`, `${X}.id`) },
     createdAt: { type: dateTimeOperatorInput(reg, `${X}CreatedAtWhereArgs`, `${X}.createdAt`) },
     modifiedAt: { type: dateTimeOperatorInput(reg, `${X}ModifiedAtWhereArgs`, `${X}.modifiedAt`) },
   };
+}
+
+function whereFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfigMap {
+  const X = type.name;
+  const fields = systemFilterFields(reg, X);
   for (const field of type.fields) {
     if (field.kind === 'value') {
       if (field.writeOnly) continue;

@@ -7,8 +7,9 @@ import type { GraphQLEnumValueConfigMap, GraphQLFieldConfigMap, GraphQLInputFiel
 import { USER, capitalize, idColumn } from '../model/index.js';
 import type { ModelType } from '../model/index.js';
 import { edgeType } from './connections.js';
+import { combinators, systemFilterFields } from './filters.js';
 import { modelObjectType } from './modelObjects.js';
-import { dateTimeOperatorInput, idOperatorInput, isTextFilter, patternOperatorInput, valueOperatorInput } from './operators.js';
+import { idOperatorInput, isTextFilter, patternOperatorInput, valueOperatorInput } from './operators.js';
 import type { TypeRegistry } from './registry.js';
 
 /** The mutations a subscription can hear of, as `XMutationEvent` values name them. */
@@ -35,15 +36,7 @@ function subscriptionFilterType(reg: TypeRegistry, typeName: string): GraphQLInp
     const self: GraphQLInputObjectType = new GraphQLInputObjectType({
       name,
       description: `Which ${typeName} objects a subscription hears of; the conditions given must all hold.`,
-      fields: () => {
-        const list = new GraphQLList(new GraphQLNonNull(self));
-        return {
-          ...filterFields(reg, type),
-          AND: { type: list, description: 'Every one of these filters matches.' },
-          OR: { type: list, description: 'At least one of these filters matches.' },
-          NOT: { type: self, description: 'This filter does not match.' },
-        };
-      },
+      fields: () => ({ ...filterFields(reg, type), ...combinators(self) }),
     });
     return self;
   });
@@ -51,11 +44,7 @@ function subscriptionFilterType(reg: TypeRegistry, typeName: string): GraphQLInp
 
 function filterFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfigMap {
   const X = type.name;
-  const fields: GraphQLInputFieldConfigMap = {
-    id: { type: idOperatorInput(reg, `${X}IdWhereArgs`, `${X}.id`) },
-    createdAt: { type: dateTimeOperatorInput(reg, `${X}CreatedAtWhereArgs`, `${X}.createdAt`) },
-    modifiedAt: { type: dateTimeOperatorInput(reg, `${X}ModifiedAtWhereArgs`, `${X}.modifiedAt`) },
-  };
+  const fields = systemFilterFields(reg, X);
   for (const field of type.fields) {
     if (field.kind === 'value') {
       if (field.writeOnly) continue;

@@ -11,8 +11,7 @@ import type { Store } from '../../store/index.js';
 import { readArguments } from '../args.js';
 import { decodeId } from '../ids.js';
 import { objectType } from '../object.js';
-import { VarRef } from '../params.js';
-import type { RequestValues } from '../params.js';
+import { resolveDeep } from '../params.js';
 import type { CompileState } from '../state.js';
 import { castOf, fieldIn } from '../values.js';
 import { requireEdgeWrite } from './checks.js';
@@ -25,21 +24,6 @@ import { asUser, runChangePassword, runLogin } from './user.js';
 import type { WriteHooks, Writer } from './rows.js';
 
 type Input = Record<string, unknown>;
-
-/** An argument tree with every variable replaced by its value. */
-function resolveDeep(v: unknown, request: RequestValues): unknown {
-  if (v instanceof VarRef) return request.variables[v.name];
-  if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
-  if (v !== null && typeof v === 'object') {
-    const out: Input = {};
-    for (const [k, item] of Object.entries(v)) {
-      const resolved = resolveDeep(item, request);
-      if (resolved !== undefined) out[k] = resolved;
-    }
-    return out;
-  }
-  return v;
-}
 
 export interface MutationContext {
   store: Store;
