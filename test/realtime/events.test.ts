@@ -110,6 +110,18 @@ for (const kind of STORE_KINDS) {
         ['channelId notIn', { channelId: { notIn: [general] } }, ['xyz']],
         ['OR', { OR: [{ text: { eq: 'alpha' } }, { priority: { gte: 10 } }] }, ['alpha', 'urgent beta']],
         ['NOT', { NOT: { text: { matches: 'a' } } }, ['xyz']],
+        ['ne', { text: { ne: 'alpha' } }, ['urgent beta', 'xyz']],
+        ['in', { text: { in: ['alpha', 'xyz'] } }, ['alpha', 'xyz']],
+        ['notIn', { text: { notIn: ['alpha'] } }, ['urgent beta', 'xyz']],
+        ['between', { priority: { between: [5, 20] } }, ['urgent beta']],
+        ['notBetween', { priority: { notBetween: [5, 20] } }, ['alpha', 'xyz']],
+        ['lt / lte', { priority: { lt: 10, lte: 1 } }, ['alpha']],
+        ['isNull', { priority: { isNull: true } }, ['xyz']],
+        ['notLike', { text: { notLike: '%a%' } }, ['xyz']],
+        ['matches, case-insensitive', { text: { matches: '(?i)^URGENT' } }, ['urgent beta']],
+        ['createdAt', { createdAt: { gte: '2017' } }, ['alpha', 'urgent beta', 'xyz']],
+        ['AND', { AND: [{ channelId: { eq: general } }, { text: { like: 'u%' } }] }, ['urgent beta']],
+        ['channelId isNull', { channelId: { isNull: false } }, ['alpha', 'urgent beta', 'xyz']],
       ];
       const subs = [];
       for (const [, filter] of cases) subs.push(await watch(MESSAGES, { m: ['createMessage'], f: filter }));
