@@ -28,6 +28,8 @@ export interface WriteHooks {
   loginAttempt(username: string): Promise<void>;
   /** A login for `username` succeeded. */
   loginSucceeded(username: string): Promise<void>;
+  /** Row events of a committed mutation could not be published (subscribers miss them). */
+  eventsLost?(err: unknown): void;
 }
 
 export interface Writer {

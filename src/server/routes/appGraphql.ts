@@ -2,7 +2,7 @@
 // from the bearer token, and hands the request to the GraphQL-over-HTTP core with the app's
 // schema, its request limits and the compiling executor. This file only adapts Fastify to those parts.
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { LoginThrottle, decoyHash, hashPassword, needsRehash, passwordFingerprint, publicKeySet, signUserToken, verifyPassword } from '../../auth/index.js';
 import { encodeId, executeOperation } from '../../compile/index.js';
 import type { WriteHooks } from '../../compile/index.js';
@@ -21,8 +21,9 @@ export interface AppRouteOptions {
 }
 
 /** What mutations need from the authentication stage, bound to one app and client address. */
-export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string): WriteHooks {
+export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger): WriteHooks {
   return {
+    eventsLost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     loginAttempt: (username) => throttle.attempt(app.id, username, address),
     loginSucceeded: (username) => throttle.succeeded(app.id, username, address),
     hashPassword,
@@ -78,7 +79,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
               app: context,
               store: options.store,
               // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-              hooks: writeHooks(live, throttle, request.ip),
+              hooks: writeHooks(live, throttle, request.ip, request.log),
               admin: caller.kind === 'admin',
               userId: caller.kind === 'user' ? caller.userId : undefined,
             }),

@@ -185,7 +185,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      hooks: writeHooks(live, options.throttle, connection.address),
+      hooks: writeHooks(live, options.throttle, connection.address, app.log),
       document,
       query: payload.query,
       operationName,
