@@ -102,7 +102,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
   let authorization: string | undefined;
   let recheck: NodeJS.Timeout | undefined;
   const streams = new Set<EventStream>();
-  const connection: Connection = { appId, address, caller: { kind: 'anonymous' }, streams, planning: 0 };
+  const connection: Connection = { appId, address, caller: { kind: 'anonymous' }, streams, planning: 0, closed: false };
 
   const identify = async (value: string | undefined): Promise<Caller | undefined> => {
     const live = await options.registry.get(appId);
@@ -140,6 +140,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     },
 
     closed() {
+      connection.closed = true;
       clearInterval(recheck);
       for (const stream of [...streams]) stream.end();
     },
@@ -153,6 +154,8 @@ interface Connection {
   streams: Set<EventStream>;
   /** Subscriptions being planned, not yet streams. */
   planning: number;
+  /** The socket has closed: a subscription planned meanwhile ends at once. */
+  closed: boolean;
 }
 
 async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket): Promise<OperationOutcome> {
@@ -230,6 +233,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
       socket.close(CLOSE_SERVICE_RESTART, "The app's schema changed: subscribe again");
     },
   });
+  if (connection.closed) stream.end();
   if (stream.ended) remove();
   return { kind: 'stream', schema, document, stream };
 }
