@@ -1,7 +1,8 @@
 // A subscription (`subscribeToX(mutations, filter) { mutation value edge }`) compiled once, at
 // subscribe time, into two statements that each answer the payload of one row event for this
-// subscriber: one reads a created or updated row from its table, the other a deleted row from
-// the state the event carries. Both apply the subscriber's read rules and the filter, exactly
+// subscriber: one reads the row from the state the event carries (the row as its mutation left
+// it, or as it was before a delete), the other from its table (for an event without a state).
+// Both apply the subscriber's read rules and the filter, exactly
 // as a query would; an event whose row they do not return is not delivered.
 
 import { GraphQLError, Kind, getOperationAST, getVariableValues } from 'graphql';
@@ -44,8 +45,8 @@ export interface SubscriptionPlan {
   admin: boolean;
   /** The root field's response key and node (for error paths). */
   field: { key: string; node: FieldNode };
-  live: PreparedStatement;
-  removed: PreparedStatement;
+  fromTable: PreparedStatement;
+  fromState: PreparedStatement;
   request: RequestValues;
 }
 
@@ -167,19 +168,19 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
     }
   }
   // Variables are resolved into the filter: the plan serves this subscriber only.
-  const live = statement(s, typeName, nodes, filter, 'table');
-  const removed = statement(s, typeName, nodes, filter, 'event');
+  const fromTable = statement(s, typeName, nodes, filter, 'table');
+  const fromState = statement(s, typeName, nodes, filter, 'event');
   const who = args.admin ? 'admin' : (args.userId ?? 'anonymous');
   return {
     app: args.app,
     type: typeName,
     kinds,
     // Binding now also refuses a bad value in the filter's variables before any event.
-    key: `${who}\u0000${live.text}\u0000${JSON.stringify(boundValues(live, request))}\u0000${JSON.stringify(boundValues(removed, request))}`,
+    key: `${who}\u0000${fromTable.text}\u0000${JSON.stringify(boundValues(fromTable, request))}\u0000${JSON.stringify(boundValues(fromState, request))}`,
     admin: args.admin,
     field: { key, node },
-    live,
-    removed,
+    fromTable,
+    fromState,
     request,
   };
 }
@@ -191,7 +192,9 @@ export async function eventResult(plan: SubscriptionPlan, db: Queryable, event: 
   const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.type, event.kind) } };
   let text: string | null | undefined;
   try {
-    const result = await db.query<{ v: string | null }>(bindPrepared(event.kind === 'delete' ? plan.removed : plan.live, request));
+    // The row's state travels with the event; without one (a row the mutation's own capture
+    // did not find), the row is read as it is now.
+    const result = await db.query<{ v: string | null }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request));
     text = result.rows[0]?.v;
   } catch (err) {
     const original = err instanceof Error ? err : new Error(String(err));

@@ -180,6 +180,26 @@ for (const kind of STORE_KINDS) {
       await sub.close();
     });
 
+    it('never puts a password hash in a notification, and each event carries its own state', async () => {
+      const heard: string[] = [];
+      const stop = await server.store.listen('tessera_events', (payload) => void heard.push(payload));
+      const users = await watch('subscription { subscribeToUser(mutations: [createUser, updateUser, deleteUser]) { mutation value { username } } }', {});
+      const made = await app.data('mutation { createUser(input: { username: "hash-free", password: "pw-123456" }) { changedUser { id } } }');
+      const id = made.createUser.changedUser.id;
+      await app.data('mutation($i: UpdateUserInput!) { updateUser(input: $i) { changedUser { id } } }', { i: { id, username: 'renamed' } });
+      await app.data('mutation($i: DeleteUserInput!) { deleteUser(input: $i) { changedUser { id } } }', { i: { id } });
+      const events = (await users.take(3)).map((e) => e.data.subscribeToUser);
+      expect(events).toEqual([
+        { mutation: 'createUser', value: { username: 'hash-free' } },
+        { mutation: 'updateUser', value: { username: 'renamed' } },
+        { mutation: 'deleteUser', value: { username: 'renamed' } },
+      ]);
+      expect(heard.length).toBeGreaterThanOrEqual(3);
+      expect(heard.join('\n')).not.toMatch(/argon2|password/);
+      await stop();
+      await users.close();
+    });
+
     it('runs queries and mutations over the socket too', async () => {
       const result = await new Promise<unknown>((resolve, reject) => {
         admin.subscribe({ query: 'mutation { createChannel(input: { name: "by socket" }) { changedChannel { name } } }' }, { next: resolve, error: reject, complete: () => undefined });

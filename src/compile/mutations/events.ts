@@ -9,8 +9,10 @@
 // (≈4,300–5,700 per second). The price: a process that dies between the commit and the
 // notification loses those events (the writes themselves are committed).
 
-import { sql } from '../../sql/index.js';
-import type { Store } from '../../store/index.js';
+import { ident, sql } from '../../sql/index.js';
+import type { SqlFragment } from '../../sql/index.js';
+import type { Store, Transaction } from '../../store/index.js';
+import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import type { WriteHooks, Writer } from './rows.js';
 
@@ -24,7 +26,10 @@ export interface RowEvent {
   kind: RowEventKind;
   /** The row's uuid. */
   id: string;
-  /** A deleted row as it was: `row_to_json` of the table row. */
+  /**
+   * The row as the mutation left it (as it was, for a delete): JSON of the table row without
+   * its write-only columns (no password hash ever travels in a notification).
+   */
   row?: string;
 }
 
@@ -70,6 +75,31 @@ export class RowEvents {
     return [...this.#events.values()];
   }
 
+  /**
+   * Reads, inside the transaction, the state each created or updated row is left in, so that
+   * every event tells its own mutation's result whenever it is delivered.
+   */
+  async capture(tx: Transaction, app: AppContext): Promise<void> {
+    const byType = new Map<string, RowEvent[]>();
+    for (const event of this.#events.values()) {
+      if (event.kind === 'delete') continue;
+      const list = byType.get(event.type);
+      if (list) list.push(event);
+      else byType.set(event.type, [event]);
+    }
+    for (const [typeName, events] of byType) {
+      const z = ident('r');
+      const { rows } = await tx.query<{ id: string; row: string }>(
+        sql`SELECT ${z}.id::text AS id, ${rowJson(app, typeName, z)} AS row FROM ${app.table(typeName)} ${z} WHERE ${z}.id = ANY(${events.map((e) => e.id)}::uuid[])`,
+      );
+      const found = new Map(rows.map((r) => [r.id, r.row]));
+      for (const event of events) {
+        const row = found.get(event.id);
+        if (row !== undefined) event.row = row;
+      }
+    }
+  }
+
   /** Sends the notifications (call once the writes have committed). */
   async publish(store: Store, appId: string): Promise<void> {
     const events = this.events;
@@ -88,6 +118,12 @@ export class RowEvents {
       });
     }
   }
+}
+
+/** A row of `typeName` aliased `z` as JSON text, without its write-only columns. */
+export function rowJson(app: AppContext, typeName: string, z: SqlFragment): SqlFragment {
+  const hidden = app.type(typeName).fields.filter((f) => f.kind === 'value' && f.writeOnly).map((f) => (f as { column: string }).column);
+  return hidden.length === 0 ? sql`row_to_json(${z})::text` : sql`(to_jsonb(${z}) - ${hidden}::text[])::text`;
 }
 
 /** The events as notification bodies, as many per body as fit (a lone large event may not). */
@@ -118,7 +154,11 @@ function noticeBodies(appId: string, events: readonly RowEvent[]): string[] {
  */
 export async function writeTransaction<T>(store: Store, s: CompileState, hooks: WriteHooks, fn: (w: Writer) => Promise<T>): Promise<T> {
   const events = new RowEvents();
-  const result = await store.transaction((tx) => fn({ app: s.app, tx, hooks, s, events }));
+  const result = await store.transaction(async (tx) => {
+    const answer = await fn({ app: s.app, tx, hooks, s, events });
+    await events.capture(tx, s.app);
+    return answer;
+  });
   await events.publish(store, s.app.app.id).catch((err: unknown) => hooks.eventsLost?.(err));
   return result;
 }

@@ -11,6 +11,7 @@ import type { Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { enrolCreator, requireExisting, requireWrite } from './checks.js';
+import { rowJson } from './events.js';
 import type { RowEvents } from './events.js';
 import { decodeId } from '../ids.js';
 import { castOf, fieldIn } from '../values.js';
@@ -245,7 +246,7 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
 export async function deleteRow(w: Writer, type: ModelType, id: string): Promise<boolean> {
   if (!(await requireExisting(w.s, w.tx, type, id, 'delete', {}))) return false;
   const z = ident('deleted');
-  const deleted = await w.tx.query<{ row: string }>(sql`DELETE FROM ${w.app.table(type.table)} AS ${z} WHERE id = ${id}::uuid RETURNING row_to_json(${z})::text AS row`);
+  const deleted = await w.tx.query<{ row: string }>(sql`DELETE FROM ${w.app.table(type.table)} AS ${z} WHERE id = ${id}::uuid RETURNING ${rowJson(w.app, type.name, z)} AS row`);
   const row = deleted.rows[0]?.row;
   if (row === undefined) return false;
   // Subscribers read the deleted object from its last state, carried with the event.
