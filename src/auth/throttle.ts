@@ -4,6 +4,7 @@
 // RATE_LIMITED until the window passes. An attempt is counted before the password is checked,
 // so parallel attempts cannot slip past the limit; a success gives its point back.
 
+import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { TesseraError } from '../errors/index.js';
 import { precompiled } from '../sql/index.js';
@@ -55,7 +56,8 @@ export class LoginThrottle {
   }
 
   static #keys(appId: string, username: string, address: string) {
-    const name = username.normalize('NFC').toLowerCase();
+    // Hashed: a username may be 10,000 characters long, the limiter's keys at most 255.
+    const name = createHash('sha256').update(username.normalize('NFC').toLowerCase(), 'utf8').digest('base64url');
     return { user: `${appId}:${address}:${name}`, address: `${appId}:${address}` };
   }
 

@@ -15,6 +15,7 @@ import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
+import { soakSection } from './soak.js';
 
 const BLOG = readFileSync(new URL('../../examples/blog/schema.graphql', import.meta.url), 'utf8');
 
@@ -65,7 +66,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, soak: soakSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

@@ -115,6 +115,7 @@ export function connection(s: CompileState, source: RowSource, args: Record<stri
   const p = s.alias('p');
   const pairs: [string, SqlFragment][] = [];
   let paged = false;
+  let edgesSelected = false;
   const order = page.forward ? sql`ASC` : sql`DESC`;
   const inPage = () => sql`${p}.${ident('$n')} <= ${page.size()}`;
   for (const [key, group] of fields) {
@@ -125,6 +126,7 @@ export function connection(s: CompileState, source: RowSource, args: Record<stri
         break;
       case 'edges': {
         paged = true;
+        edgesSelected = true;
         const edge = edgeObject(s, source, p, page, collectFields(s, subSelections(group), new Set([edgeTypeName])), edgeTypeName);
         pairs.push([key, sql`COALESCE(json_agg(${edge} ORDER BY ${p}.${ident('$n')} ${order}) FILTER (WHERE ${inPage()}), '[]'::json)`]);
         break;
@@ -153,7 +155,9 @@ export function connection(s: CompileState, source: RowSource, args: Record<stri
     : [];
   const inner = sql`SELECT ${z}.*${join(joinColumns, sql``)}, row_number() OVER (ORDER BY ${ordered}) AS ${ident('$n')}
     FROM ${fromClause(s, source, z, j)}${whereClause(conds)} ORDER BY ${ordered} LIMIT ${page.size()} + 1`;
-  return sql`(SELECT ${object} FROM (${inner}) ${p})`;
+  // Without edges (json_agg) the object may hold no aggregate at all (`pageInfo { __typename }`,
+  // `hasPreviousPage` going forward): one group makes it one row however many the page has.
+  return sql`(SELECT ${object} FROM (${inner}) ${p}${edgesSelected ? sql`` : sql` GROUP BY ()`})`;
 }
 
 function edgeObject(s: CompileState, source: RowSource, p: SqlFragment, page: Page, fields: Fields, edgeTypeName: string): SqlFragment {
@@ -225,7 +229,9 @@ function aggregations(s: CompileState, source: RowSource, where: unknown, nodes:
     else throw new Error(`unknown aggregation ${fn}`);
   }
   const conds = conditions(s, source, z, where);
-  return sql`(SELECT ${jsonObject(pairs)} FROM ${fromClause(s, source, z, j)}${whereClause(conds)})`;
+  // `aggregations { __typename }` alone holds no aggregate: one group keeps it to one row.
+  const constant = [...fields].every(([, group]) => (group[0] as FieldNode).name.value === '__typename');
+  return sql`(SELECT ${jsonObject(pairs)} FROM ${fromClause(s, source, z, j)}${whereClause(conds)}${constant ? sql` GROUP BY ()` : sql``})`;
 }
 
 function aggregate(s: CompileState, target: ModelType, z: SqlFragment, fn: 'min' | 'max' | 'sum' | 'avg', nodes: readonly FieldNode[]): SqlFragment {

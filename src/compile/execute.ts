@@ -8,6 +8,7 @@ import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefiniti
 import { TesseraError, isTesseraError } from '../errors/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
+import { withStatementTimeout } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import type { AppContext } from './context.js';
 import { runMutation } from './mutations/run.js';
@@ -183,7 +184,9 @@ function forbidden(key: string): TesseraError {
   return new TesseraError('FORBIDDEN', `${key}: this mutation needs an admin token of the app`);
 }
 
-export async function executeOperation(args: ExecuteArgs): Promise<ExecuteResult> {
+export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResult> {
+  // Every statement of the operation, reads and mutation transactions alike, under the app's timeout.
+  const args = { ...input, store: withStatementTimeout(input.store, input.app.app.settings.statementTimeoutMs) };
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) return { errors: [new GraphQLError('Unknown operation: give operationName when the document holds several')] };
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });

@@ -3,7 +3,7 @@
 
 import { GraphQLError, Lexer, Source, TokenKind, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
-import { ERROR_CODES } from '../errors/index.js';
+import { ERROR_CODES, isTesseraError } from '../errors/index.js';
 import type { ErrorCode } from '../errors/index.js';
 import { errorBody, formatGraphQLError } from './clientErrors.js';
 import { limitError, withoutSuggestions } from './limits/index.js';
@@ -107,9 +107,21 @@ export function resultStatus(mediaType: MediaType, hasData: boolean, errors: rea
   return first ? ERROR_CODES[first] : 400;
 }
 
+/**
+ * A client-safe error that stands for something the operator should see too (a statement the
+ * database cancelled at the app's timeout carries the driver's error as its cause): the
+ * client gets the request id with it, and the cause is logged under that id.
+ */
+function reported(error: GraphQLError, formatted: GraphQLFormattedError, options: Pick<GraphQLHttpOptions, 'requestId' | 'onInternalError'>): GraphQLFormattedError {
+  const original = error.originalError;
+  if (!isTesseraError(original) || original.cause === undefined) return formatted;
+  options.onInternalError(original);
+  return { ...formatted, extensions: { ...formatted.extensions, requestId: options.requestId } };
+}
+
 export function formatErrors(errors: readonly GraphQLError[], options: Pick<GraphQLHttpOptions, 'requestId' | 'onInternalError' | 'suggestions'>, code?: ErrorCode): GraphQLFormattedError[] {
   return errors.map((e) => {
-    const formatted = formatGraphQLError(e, options.requestId, options.onInternalError, code);
+    const formatted = reported(e, formatGraphQLError(e, options.requestId, options.onInternalError, code), options);
     return options.suggestions === false ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
   });
 }

@@ -1,5 +1,7 @@
 // The embedded driver: PGlite (PostgreSQL compiled to WASM) in this process, persisted to a data
 // directory or kept in memory. One connection: statements and transactions run one at a time.
+// A statement runs synchronously on the event loop, so no timer can cancel it: PGlite ignores
+// `statement_timeout`, and this driver ignores the timeouts callers ask for (docs/security.md).
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { ChannelHandlers, listenStatement, unlistenStatement } from './channels.
 import { databaseError } from './errors.js';
 import { advisoryLockStatement, notifyStatement } from './statements.js';
 import { OID, parseDate, parseInt8 } from './typeParsers.js';
-import type { NotificationHandler, QueryResult, Store, Transaction } from './types.js';
+import type { NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 
 interface PGliteResult {
   rows: unknown[];
@@ -47,7 +49,7 @@ export class EmbeddedStore implements Store {
     return new EmbeddedStore(db);
   }
 
-  async query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> {
+  async query<R = Record<string, unknown>>(statement: SqlFragment, _options?: StatementOptions): Promise<QueryResult<R>> {
     this.#checkUsable();
     const { text, values } = compile(statement);
     try {
@@ -58,7 +60,7 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, _options?: StatementOptions): Promise<T> {
     this.#checkUsable();
     const context = { store: this, done: false };
     let failure: { error: unknown } | undefined;

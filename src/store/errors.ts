@@ -1,7 +1,8 @@
 // Database failures as internal errors: a plain Error whose `cause` is the driver's error, and
-// readers for the SQLSTATE and constraint name the few callers that map failures need.
+// readers for the SQLSTATE and constraint name the few callers that map failures need. A
+// statement cancelled by a timeout the caller asked for is the one failure answered as a limit.
 
-import { isTesseraError } from '../errors/index.js';
+import { TesseraError, isTesseraError } from '../errors/index.js';
 
 interface DriverError {
   code?: unknown;
@@ -37,4 +38,31 @@ export function databaseError(err: unknown): Error {
   const state = sqlState(err);
   const message = err instanceof Error ? err.message : String(err);
   return new Error(state ? `Database error ${state}: ${message}` : `Database error: ${message}`, { cause: err });
+}
+
+/** SQLSTATE `query_canceled`: what PostgreSQL answers when `statement_timeout` cancels a statement. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * `databaseError`, except that a statement cancelled under a timeout the caller set
+ * (`timeoutMs`, an app's `statementTimeoutMs`) becomes `LIMIT_EXCEEDED`: the operation asked
+ * for more than the app allows, like a query over its cost. The driver's error stays as the
+ * cause, for the log; the client sees only the limit. Without a caller's timeout a
+ * cancellation is internal, as any other database failure.
+ */
+export function statementError(err: unknown, timeoutMs: number | undefined): Error {
+  if (timeoutMs === undefined || sqlState(err) !== QUERY_CANCELED) return databaseError(err);
+  const message = `The operation ran longer than the app's statement timeout of ${timeoutMs} ms (app setting statementTimeoutMs)`;
+  const error = new TesseraError('LIMIT_EXCEEDED', message, { limit: 'statementTimeoutMs', maximum: timeoutMs });
+  // Not in `extensions`, so the client does not see them; the log shows both.
+  return Object.assign(error, { cause: err, sqlState: QUERY_CANCELED });
+}
+
+/**
+ * Whether a failed statement left its connection unusable: anything but an error the server
+ * reported for the statement itself (a network failure, a connection the server ended).
+ */
+export function connectionBroken(err: unknown): boolean {
+  const driver = driverError(err);
+  return driver === undefined || driver.severity === 'FATAL' || driver.severity === 'PANIC';
 }

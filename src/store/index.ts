@@ -1,7 +1,8 @@
 // The store stage's public face: the Store interface and its two drivers, the system catalog,
 // and applying migration plans as DDL. Code outside `store/` imports only from here.
 
-export type { NotificationHandler, Queryable, QueryResult, Store, Transaction } from './types.js';
+export type { NotificationHandler, Queryable, QueryResult, StatementOptions, Store, Transaction } from './types.js';
+export { withStatementTimeout } from './bounded.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
 export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';

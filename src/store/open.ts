@@ -14,6 +14,11 @@ export interface OpenStoreOptions {
   dataDir?: string;
   /** An in-memory embedded store, gone when closed. */
   memory?: boolean;
+  /**
+   * PostgreSQL: the statement timeout of calls that ask for none, in ms (default 10 s, an app's
+   * default `statementTimeoutMs`; 0 for none). The embedded store cannot cancel statements.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Where the embedded store keeps its database inside a data directory. */
@@ -23,7 +28,10 @@ export function embeddedDatabaseDir(dataDir: string): string {
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.databaseUrl) {
-    const store = new PostgresStore({ databaseUrl: options.databaseUrl });
+    const store = new PostgresStore({
+      databaseUrl: options.databaseUrl,
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+    });
     // Fail at start-up, not on the first request, when the database cannot be reached.
     try {
       await store.query(sql`SELECT 1`);

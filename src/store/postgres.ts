@@ -1,38 +1,65 @@
 // The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction, and
-// one dedicated client for LISTEN. Sessions run in UTC, like the embedded store.
+// one dedicated client for LISTEN. Sessions run in UTC, like the embedded store, and under a
+// statement timeout: the store's default, or the one a call asks for (an app's setting).
 
 import pg from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
+import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { databaseError } from './errors.js';
+import { connectionBroken, databaseError, statementError } from './errors.js';
 import { PgListener } from './listener.js';
 import { pgTypes } from './pgTypes.js';
-import { advisoryLockStatement, notifyStatement } from './statements.js';
-import type { NotificationHandler, QueryResult, Store, Transaction } from './types.js';
+import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
+import type { NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 
 export interface PostgresOptions {
   databaseUrl: string;
   /** Pool size (default 10). */
   maxConnections?: number;
+  /**
+   * Statement timeout of every connection when a call asks for none, in ms (0: none). The
+   * default is an app's default `statementTimeoutMs`, so that the data API's statements of an
+   * app that keeps it need no `SET` of their own.
+   */
+  statementTimeoutMs?: number;
 }
 
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
 }
 
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** A pool client checked out for one statement or transaction. */
+interface Checkout {
+  client: PoolClient;
+  /** Returns the client to the pool, or drops it when its connection can no longer be trusted. */
+  release(broken?: Error): void;
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #listener: PgListener;
+  readonly #timeoutMs: number;
+  /**
+   * Each connection's session `statement_timeout` where it differs from the default (it was
+   * set for a call that asked for another): reset lazily, by the next call that wants another.
+   */
+  readonly #sessionTimeouts = new WeakMap<PoolClient, number>();
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresOptions) {
+    this.#timeoutMs = options.statementTimeoutMs ?? DEFAULT_SETTINGS.statementTimeoutMs;
     const config: ClientConfig = {
       connectionString: options.databaseUrl,
       types: pgTypes,
-      // Same session time zone as PGlite, so date arithmetic and casts agree between stores.
-      options: '-c TimeZone=UTC',
+      // Same session time zone as PGlite, so date arithmetic and casts agree between stores;
+      // the default timeout comes with the connection, at no cost per statement.
+      options: `-c TimeZone=UTC -c statement_timeout=${this.#timeoutMs}`,
     };
     this.#pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
     // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
@@ -40,40 +67,43 @@ export class PostgresStore implements Store {
     this.#listener = new PgListener(config);
   }
 
-  async query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> {
+  async query<R = Record<string, unknown>>(statement: SqlFragment, options: StatementOptions = {}): Promise<QueryResult<R>> {
     this.#checkOpen();
     const { text, values } = compile(statement);
+    const { client, release } = await this.#checkout();
+    let broken: Error | undefined;
     try {
-      return toResult<R>(await this.#pool.query({ text, values }));
+      await this.#useSessionTimeout(client, options.timeoutMs ?? this.#timeoutMs);
+      return toResult<R>(await client.query({ text, values }));
     } catch (err) {
-      throw databaseError(err);
+      if (connectionBroken(err)) broken = asError(err);
+      throw statementError(err, options.timeoutMs);
+    } finally {
+      release(broken);
     }
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: StatementOptions = {}): Promise<T> {
     this.#checkOpen();
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw databaseError(err);
-    }
+    const { client, release } = await this.#checkout();
     // A client whose ROLLBACK failed is in an unknown state: the pool must not reuse it.
     let broken: Error | undefined;
-    const tx = new PostgresTransaction(client);
+    const wanted = options.timeoutMs ?? this.#timeoutMs;
+    const tx = new PostgresTransaction(client, options.timeoutMs);
     try {
-      await tx.run('BEGIN');
+      // SET LOCAL rides along with BEGIN and ends with the transaction: no extra round trip.
+      await tx.begin(wanted === this.#sessionTimeout(client) ? undefined : wanted);
       const result = await fn(tx);
       await tx.run('COMMIT');
       return result;
     } catch (err) {
       await tx.run('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        broken = asError(rollbackError);
       });
       throw err;
     } finally {
       tx.finish();
-      client.release(broken);
+      release(broken);
     }
   }
 
@@ -107,26 +137,73 @@ export class PostgresStore implements Store {
   #checkOpen(): void {
     if (this.#closing) throw new Error('The store is closed');
   }
+
+  async #checkout(): Promise<Checkout> {
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (err) {
+      throw databaseError(err);
+    }
+    // A connection that fails while checked out reports it as an 'error' event, which would be
+    // an uncaught exception without a listener; the statement in flight fails on its own.
+    let lost: Error | undefined;
+    const onError = (err: Error) => {
+      lost = err;
+    };
+    client.on('error', onError);
+    return {
+      client,
+      release: (broken) => {
+        client.removeListener('error', onError);
+        client.release(broken ?? lost);
+      },
+    };
+  }
+
+  #sessionTimeout(client: PoolClient): number {
+    return this.#sessionTimeouts.get(client) ?? this.#timeoutMs;
+  }
+
+  /** Makes the session's statement timeout `ms` when it is not already: a SET only on a change. */
+  async #useSessionTimeout(client: PoolClient, ms: number): Promise<void> {
+    if (this.#sessionTimeout(client) === ms) return;
+    await client.query(compile(setStatementTimeout(ms)).text);
+    if (ms === this.#timeoutMs) this.#sessionTimeouts.delete(client);
+    else this.#sessionTimeouts.set(client, ms);
+  }
 }
 
 class PostgresTransaction implements Transaction {
   readonly #client: PoolClient;
+  /** The timeout the caller asked for, which turns a cancelled statement into LIMIT_EXCEEDED. */
+  readonly #timeoutMs: number | undefined;
   #finished = false;
 
-  constructor(client: PoolClient) {
+  constructor(client: PoolClient, timeoutMs: number | undefined) {
     this.#client = client;
+    this.#timeoutMs = timeoutMs;
   }
 
   finish(): void {
     this.#finished = true;
   }
 
+  /** BEGIN, with the transaction's own statement timeout when it differs from the session's. */
+  async begin(timeoutMs: number | undefined): Promise<void> {
+    try {
+      await this.#client.query(timeoutMs === undefined ? 'BEGIN' : compile(beginWithStatementTimeout(timeoutMs)).text);
+    } catch (err) {
+      throw databaseError(err);
+    }
+  }
+
   /** Transaction control statements, bypassing the "already ended" check of `query`. */
-  async run(text: 'BEGIN' | 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  async run(text: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     try {
       await this.#client.query(text);
     } catch (err) {
-      throw databaseError(err);
+      throw statementError(err, this.#timeoutMs);
     }
   }
 
@@ -136,7 +213,7 @@ class PostgresTransaction implements Transaction {
     try {
       return toResult<R>(await this.#client.query({ text, values }));
     } catch (err) {
-      throw databaseError(err);
+      throw statementError(err, this.#timeoutMs);
     }
   }
 

@@ -22,10 +22,22 @@ export interface Transaction extends Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+/** How a statement, or every statement of a transaction, may run. */
+export interface StatementOptions {
+  /**
+   * Cancel a statement that runs longer than this many milliseconds, and answer it with
+   * `LIMIT_EXCEEDED` (an app's `statementTimeoutMs`). Without it the store's own default holds,
+   * and a cancelled statement is an internal error. The embedded store cannot cancel a running
+   * statement and ignores it (docs/security.md).
+   */
+  timeoutMs?: number;
+}
+
 export interface Store extends Queryable {
   readonly kind: 'embedded' | 'postgres';
+  query<R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>>;
   /** Runs `fn` in one transaction: committed if it resolves, rolled back if it throws. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T>;
   /** Subscribes to a channel; resolves to an unsubscribe function. */
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;

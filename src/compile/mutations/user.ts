@@ -9,6 +9,7 @@ import { sql } from '../../sql/index.js';
 import { decodeId } from '../ids.js';
 import { Binder } from '../params.js';
 import { CompileState } from '../state.js';
+import { checkText } from '../values.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, payloadFields, readPhase, rowPart } from './payload.js';
 import type { PayloadPart } from './payload.js';
@@ -40,8 +41,9 @@ export function asUser(s: CompileState, userId: string): CompileState {
 }
 
 export async function runLogin(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
-  const username = String(input.username ?? '');
-  const password = String(input.password ?? '');
+  // Refused before they are counted or looked up: PostgreSQL cannot hold a NUL in text.
+  const username = checkText(String(input.username ?? ''), 'input.username', undefined);
+  const password = checkText(String(input.password ?? ''), 'input.password', undefined);
   // Counted before the password is checked, so parallel attempts cannot slip past the limit.
   await m.hooks.loginAttempt(username);
   try {

@@ -4,6 +4,7 @@
 import { conflict } from '../../errors/index.js';
 import type { AppSettings } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
+import { UNBOUNDED_TRANSACTION } from '../statements.js';
 import type { Queryable, Transaction } from '../types.js';
 import { appSchemaName, isAppId } from './appIds.js';
 
@@ -80,7 +81,12 @@ export async function deleteApp(q: Queryable, appId: string): Promise<boolean> {
   return true;
 }
 
-/** Serialises schema changes (and deletion) of one app until the transaction ends. */
+/**
+ * Serialises schema changes (and deletion) of one app until the transaction ends. What follows
+ * is DDL, which may take long on large tables, after a wait for the lock: the rest of the
+ * transaction runs without the store's statement timeout.
+ */
 export async function lockApp(tx: Transaction, appId: string): Promise<void> {
+  await tx.query(UNBOUNDED_TRANSACTION);
   await tx.advisoryLock(`tessera:app:${appId}`);
 }

@@ -3,6 +3,7 @@
 
 import { sql } from '../../sql/index.js';
 import type { Queryable, Store } from '../types.js';
+import { UNBOUNDED_TRANSACTION } from '../statements.js';
 import { CATALOG_MIGRATIONS, CATALOG_VERSION } from './migrations.js';
 
 const CATALOG_LOCK = 'tessera:catalog';
@@ -28,6 +29,8 @@ export async function ensureCatalog(store: Store): Promise<void> {
   if (seen > CATALOG_VERSION) throw tooNew(seen);
 
   await store.transaction(async (tx) => {
+    // Catalog upgrades may wait for another instance's and rewrite tables: no statement timeout.
+    await tx.query(UNBOUNDED_TRANSACTION);
     await tx.advisoryLock(CATALOG_LOCK);
     // Another instance may have upgraded while this one waited for the lock.
     await tx.query(sql`CREATE SCHEMA IF NOT EXISTS tessera`);

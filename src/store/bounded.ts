@@ -1,0 +1,19 @@
+// A store whose statements all run under one statement timeout: what the data API executes an
+// app's operation with, so that every read and every mutation transaction carries the app's
+// `statementTimeoutMs` without the code below it passing it along.
+
+import type { SqlFragment } from '../sql/index.js';
+import type { QueryResult, Store, Transaction } from './types.js';
+
+export function withStatementTimeout(store: Store, timeoutMs: number): Store {
+  return {
+    kind: store.kind,
+    query: <R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> => store.query<R>(statement, { timeoutMs }),
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, { timeoutMs }),
+    listen: (channel, handler) => store.listen(channel, handler),
+    notify: (channel, payload) => store.notify(channel, payload),
+    ping: () => store.ping(),
+    // The store belongs to whoever opened it, not to this view of it.
+    close: () => Promise.reject(new Error('A view of a store with a statement timeout cannot close the store')),
+  };
+}
