@@ -76,9 +76,13 @@ export function scalarCast(name: ScalarName): SqlFragment {
   }
 }
 
+/** A UTF-16 surrogate without its pair: no Unicode character, and not valid in PostgreSQL text or JSON. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Checks a text value for what PostgreSQL or the limits refuse. */
 export function checkText(text: string, what: string, max: number | undefined): string {
   if (text.includes('\0')) throw badInput(`${what}: text must not contain the NUL character`, { field: what });
+  if (LONE_SURROGATE.test(text)) throw badInput(`${what}: text must be valid Unicode (it holds an unpaired surrogate)`, { field: what });
   if (max !== undefined && text.length > max) throw badInput(`${what}: at most ${max} characters (got ${text.length})`, { field: what });
   return text;
 }

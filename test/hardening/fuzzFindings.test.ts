@@ -1,7 +1,8 @@
 // What the fuzzer found, kept as plain cases on both stores: connection objects that hold no
 // aggregate (`pageInfo { __typename }`, `hasPreviousPage` alone going forward, `aggregations {
 // __typename }`) answered one row per item and failed; a NUL or a very long username in
-// `loginUser` reached the database through the login throttle and failed there.
+// `loginUser` reached the database through the login throttle and failed there; an unpaired
+// UTF-16 surrogate in a JSON value reached PostgreSQL, which refuses it as JSON.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../api/harness.js';
@@ -9,7 +10,7 @@ import type { TestApp } from '../api/harness.js';
 import { STORE_KINDS, startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 
-const SCHEMA = `type Note @model @permission(scope: EVERYONE, read: true, create: true) { n: Int }`;
+const SCHEMA = `type Note @model @permission(scope: EVERYONE, read: true, create: true) { n: Int data: JSON text: String }`;
 
 describe.each(STORE_KINDS)('fuzz findings (%s store)', (kind) => {
   let server: TestServer;
@@ -38,6 +39,15 @@ describe.each(STORE_KINDS)('fuzz findings (%s store)', (kind) => {
       const reply = await app.gql('mutation($i: LoginUserInput!) { loginUser(input: $i) { token } }', { i: input });
       expect(reply.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     }
+  });
+
+  it('refuses text with an unpaired surrogate as BAD_USER_INPUT, in JSON keys and values and in strings', async () => {
+    for (const input of [{ data: { k: '\udfff' } }, { data: { ['\ud800x']: 1 } }, { data: ['ok', '\ud83d'] }, { text: 'a\udc00b' }]) {
+      const reply = await app.gql('mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { id } } }', { i: input });
+      expect(reply.body.errors?.[0]?.extensions?.code, JSON.stringify(input)).toBe('BAD_USER_INPUT');
+    }
+    const fine = await app.data('mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { data text } } }', { i: { data: { emoji: '😀' }, text: '𝄞 ok' } });
+    expect(fine.createNote.changedNote).toEqual({ data: { emoji: '😀' }, text: '𝄞 ok' });
   });
 
   it('logs in with a long username, and refuses a long unknown one like any other', async () => {
