@@ -16,6 +16,7 @@ import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
+import { installConsole } from './routes/console.js';
 import { LoginThrottle } from '../auth/index.js';
 import { MAX_PENDING_EVENTS } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
@@ -110,6 +111,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const throttle = new LoginThrottle(options.store);
   installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle });
   installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS });
+  installConsole(app);
   return app;
 }
 

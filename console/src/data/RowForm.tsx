@@ -1,0 +1,242 @@
+// The form to create or edit one object, generated from the type's Create/Update input:
+// a control per field suited to its type, relation ids chosen from the related objects.
+
+import { useEffect, useId, useState } from 'react';
+import type { FormEvent, ReactNode } from 'react';
+import { ErrorBox } from '../components/ErrorBox';
+import type { AppModel, InputFieldInfo, ModelInfo } from './model';
+import { loadChoices, saveRow } from './rows';
+import type { Row } from './rows';
+
+type Values = Record<string, string>;
+
+function initialValue(field: InputFieldInfo, row: Row | undefined): string {
+  if (!row) return '';
+  const value = field.widget === 'relation' ? (row[field.name.slice(0, -2)] as { id?: string } | null | undefined)?.id : row[field.name];
+  if (value === null || value === undefined) return '';
+  if (field.widget === 'json') return JSON.stringify(value, null, 2);
+  return String(value);
+}
+
+/** The text of a control as the value the API wants; `undefined` leaves the field out. */
+function toValue(field: InputFieldInfo, text: string, mode: 'create' | 'update'): unknown {
+  if (text === '') {
+    if (mode === 'create') return undefined;
+    return field.widget === 'relation' ? '' : null; // `<relation>Id: ""` removes the association
+  }
+  switch (field.widget) {
+    case 'integer':
+      return Number.parseInt(text, 10);
+    case 'number':
+      return Number.parseFloat(text);
+    case 'boolean':
+      return text === 'true';
+    case 'json':
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new Error(`${field.name}: not valid JSON`);
+      }
+    default:
+      return text;
+  }
+}
+
+export function RowForm(props: {
+  appModel: AppModel;
+  model: ModelInfo;
+  mode: 'create' | 'update';
+  row?: Row | undefined;
+  endpoint: string;
+  token: string | null;
+  onSaved: (id: string) => void;
+  onCancel: () => void;
+}) {
+  const { model, mode, row } = props;
+  const fields = (mode === 'create' ? model.create?.fields : model.update?.fields) ?? [];
+  const [values, setValues] = useState<Values>(() => Object.fromEntries(fields.map((f) => [f.name, initialValue(f, row)])));
+  const [dirty, setDirty] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const formId = useId();
+
+  const set = (name: string, value: string) => {
+    setValues((v) => ({ ...v, [name]: value }));
+    setDirty((d) => new Set(d).add(name));
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const input: Record<string, unknown> = mode === 'update' && row ? { id: row.id } : {};
+      for (const field of fields) {
+        if (mode === 'update' && !dirty.has(field.name)) continue;
+        const value = toValue(field, values[field.name] ?? '', mode);
+        if (value !== undefined) input[field.name] = value;
+      }
+      const id = await saveRow(props.endpoint, props.token, model, mode, input);
+      props.onSaved(id);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} className="row-form" aria-label={`${mode === 'create' ? 'New' : 'Edit'} ${model.name}`}>
+      {mode === 'update' && row && (
+        <p className="hint">
+          Id <code>{row.id}</code>. Only the fields you change are sent.
+        </p>
+      )}
+      <div className="form-grid">
+        {fields.map((field) => (
+          <FieldControl
+            key={field.name}
+            id={`${formId}-${field.name}`}
+            field={field}
+            value={values[field.name] ?? ''}
+            onChange={(v) => set(field.name, v)}
+            {...props}
+          />
+        ))}
+      </div>
+      <ErrorBox error={error} title={mode === 'create' ? `Could not create the ${model.name}` : `Could not save the ${model.name}`} />
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={props.onCancel} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? 'Saving…' : mode === 'create' ? `Create ${model.name}` : 'Save changes'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function FieldControl(props: {
+  id: string;
+  field: InputFieldInfo;
+  value: string;
+  onChange: (value: string) => void;
+  appModel: AppModel;
+  endpoint: string;
+  token: string | null;
+}) {
+  const { id, field, value, onChange } = props;
+  const label = (
+    <label htmlFor={id}>
+      {field.name}
+      <span className="field-type-hint">
+        {' '}
+        {field.widget === 'relation' ? `id of a ${field.target}` : field.type}
+        {field.required ? ' (required)' : ''}
+      </span>
+    </label>
+  );
+  const common = { id, value, required: field.required, onChange: (e: { target: { value: string } }) => onChange(e.target.value) };
+  switch (field.widget) {
+    case 'textarea':
+      return (
+        <div className="field wide">
+          {label}
+          <textarea rows={3} {...common} />
+        </div>
+      );
+    case 'json':
+      return (
+        <div className="field wide">
+          {label}
+          <textarea rows={3} className="mono" placeholder="JSON, e.g. [] or {}" {...common} />
+        </div>
+      );
+    case 'boolean':
+      return (
+        <div className="field">
+          {label}
+          <select {...common}>
+            <option value="">{field.required ? 'choose…' : '(null)'}</option>
+            <option value="true">true</option>
+            <option value="false">false</option>
+          </select>
+        </div>
+      );
+    case 'enum':
+      return (
+        <div className="field">
+          {label}
+          <select {...common}>
+            <option value="">{field.required ? 'choose…' : '(null)'}</option>
+            {field.enumValues?.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </div>
+      );
+    case 'integer':
+      return (
+        <div className="field">
+          {label}
+          <input type="number" step={1} {...common} />
+        </div>
+      );
+    case 'number':
+      return (
+        <div className="field">
+          {label}
+          <input type="number" step="any" {...common} />
+        </div>
+      );
+    case 'password':
+      return (
+        <div className="field">
+          {label}
+          <input type="password" autoComplete="new-password" {...common} />
+        </div>
+      );
+    case 'relation':
+      return <RelationControl {...props} label={label} />;
+    case 'text':
+      return (
+        <div className="field">
+          {label}
+          <input type="text" placeholder={field.type === 'DateTime' ? '2024-01-31T12:00:00.000Z' : undefined} {...common} />
+        </div>
+      );
+    default: {
+      const never: never = field.widget;
+      return never;
+    }
+  }
+}
+
+/** A relation: the related object chosen from the first 100 of its type (label and id). */
+function RelationControl(props: Parameters<typeof FieldControl>[0] & { label: ReactNode }) {
+  const { id, field, value, onChange, appModel } = props;
+  const [choices, setChoices] = useState<{ id: string; label: string }[] | null>(null);
+  const target = field.target ? appModel.byName.get(field.target) : undefined;
+  useEffect(() => {
+    if (!target) return;
+    loadChoices(props.endpoint, props.token, target).then(setChoices, () => setChoices([]));
+  }, [target, props.endpoint, props.token]);
+  const options = choices ?? [];
+  const known = value === '' || options.some((c) => c.id === value);
+  return (
+    <div className="field">
+      {props.label}
+      <select id={id} value={value} required={field.required} onChange={(e) => onChange(e.target.value)} disabled={choices === null}>
+        <option value="">{choices === null ? 'loading…' : '(none)'}</option>
+        {!known && <option value={value}>{value}</option>}
+        {options.map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.label ? `${c.label} (${c.id})` : c.id}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

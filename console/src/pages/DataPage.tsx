@@ -1,0 +1,367 @@
+// The data browser: per model type, a page of objects (cursor pagination, ordering, a simple
+// filter), create / edit / delete through the app's generated API, and relations to follow.
+// It acts with the platform key, which the app endpoint takes as an admin credential.
+
+import { useEffect, useMemo, useState } from 'react';
+import type { FormEvent } from 'react';
+import { appPath } from '../api/admin';
+import { platformKey } from '../api/session';
+import { ConfirmDialog, Dialog } from '../components/Dialog';
+import { ErrorBox, Loading } from '../components/ErrorBox';
+import { Link } from '../components/Link';
+import { useAsync } from '../components/useAsync';
+import { loadAppModel, parseValue } from '../data/model';
+import type { AppModel, Column, ModelInfo } from '../data/model';
+import { RowForm } from '../data/RowForm';
+import { deleteRow, loadPage } from '../data/rows';
+import type { PageRequest, Row } from '../data/rows';
+import { hrefOf, navigate, useLocation } from '../router';
+
+const PAGE_SIZE = 20;
+
+export function DataPage({ appId, type }: { appId: string; type?: string | undefined }) {
+  const endpoint = appPath(appId);
+  const appModel = useAsync(() => loadAppModel(endpoint, platformKey()), [endpoint]);
+  const model = type ? appModel.data?.byName.get(type) : undefined;
+
+  useEffect(() => {
+    const first = appModel.data?.models[0];
+    if (!type && first) navigate(hrefOf({ page: 'data', appId, type: first.name }), { replace: true });
+  }, [appModel.data, type, appId]);
+
+  return (
+    <>
+      <h1 tabIndex={-1}>
+        Data <span className="heading-app">· {type ?? appId}</span>
+      </h1>
+      {appModel.loading && !appModel.data && <Loading label="Reading the app's API…" />}
+      <ErrorBox error={appModel.error} title="Could not read the app's API" />
+      {appModel.data && (
+        <div className="data-layout">
+          <nav aria-label="Types" className="type-nav">
+            <h2 className="visually-hidden">Types</h2>
+            <ul>
+              {appModel.data.models.map((m) => (
+                <li key={m.name}>
+                  <Link href={hrefOf({ page: 'data', appId, type: m.name })} aria-current={m.name === type ? 'page' : undefined}>
+                    {m.name}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="data-main">
+            {type && !model && <p role="alert">The app has no type named {type}.</p>}
+            {model && <DataTable key={model.name} appId={appId} appModel={appModel.data} model={model} endpoint={endpoint} />}
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The table's inputs that live in the URL, so a filtered view or a followed relation can be linked to. */
+function useViewParams() {
+  const { search } = useLocation();
+  return useMemo(() => {
+    const params = new URLSearchParams(search);
+    const filter = params.get('field') ? { field: params.get('field') ?? '', op: params.get('op') ?? 'eq', value: params.get('value') ?? '' } : undefined;
+    const parentId = params.get('parent');
+    const via = parentId && params.get('from') && params.get('via') ? { parentType: params.get('from') ?? '', parentId, field: params.get('via') ?? '' } : undefined;
+    return { filter, via };
+  }, [search]);
+}
+
+function viewHref(appId: string, type: string, params: Record<string, string>): string {
+  const query = new URLSearchParams(params).toString();
+  return `${hrefOf({ page: 'data', appId, type })}${query ? `?${query}` : ''}`;
+}
+
+function whereOf(model: ModelInfo, filter: { field: string; op: string; value: string } | undefined): Record<string, unknown> | undefined {
+  if (!filter) return undefined;
+  const info = model.filters.find((f) => f.name === filter.field);
+  if (!info) return undefined;
+  let operand: unknown;
+  if (filter.op === 'isNull') operand = filter.value !== 'false';
+  else if (['in', 'notIn', 'between', 'notBetween'].includes(filter.op)) operand = filter.value.split(',').map((v) => parseValue(info.valueType, v.trim()));
+  else operand = parseValue(info.valueType, filter.value);
+  return { [filter.field]: { [filter.op]: operand } };
+}
+
+function DataTable({ appId, appModel, model, endpoint }: { appId: string; appModel: AppModel; model: ModelInfo; endpoint: string }) {
+  const { filter, via } = useViewParams();
+  const [order, setOrder] = useState<{ field: string; direction: 'ASC' | 'DESC' }>({ field: model.orderFields.includes('createdAt') ? 'createdAt' : (model.orderFields[0] ?? 'id'), direction: 'ASC' });
+  // The `after` cursor of each page shown so far: going back pops it.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [editing, setEditing] = useState<{ mode: 'create' | 'update'; row?: Row } | null>(null);
+  const [deleting, setDeleting] = useState<Row | null>(null);
+  const [deleteError, setDeleteError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const after = cursors[cursors.length - 1];
+  const where = whereOf(model, filter);
+  const request: PageRequest = { first: PAGE_SIZE, after, orderBy: order, where, via };
+  const page = useAsync(() => loadPage(endpoint, platformKey(), model, request), [endpoint, model, after, JSON.stringify(order), JSON.stringify(where), JSON.stringify(via)]);
+
+  // A new filter, order or relation starts again from the first page.
+  useEffect(() => setCursors([undefined]), [JSON.stringify(order), JSON.stringify(where), JSON.stringify(via)]);
+
+  const sortBy = (field: string) =>
+    setOrder((o) => (o.field === field ? { field, direction: o.direction === 'ASC' ? 'DESC' : 'ASC' } : { field, direction: 'ASC' }));
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    setBusy(true);
+    setDeleteError(null);
+    try {
+      await deleteRow(endpoint, platformKey(), model, deleting.id);
+      setDeleting(null);
+      page.reload();
+    } catch (err) {
+      setDeleteError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const columns = model.columns;
+  return (
+    <section aria-labelledby="table-title">
+      <div className="pane-head">
+        <h2 id="table-title">
+          {via ? (
+            <>
+              {model.name} objects in <code>{via.field}</code> of {via.parentType} <code>{via.parentId}</code>
+            </>
+          ) : (
+            `All ${model.name} objects`
+          )}
+        </h2>
+        {model.create && (
+          <button type="button" className="button primary" onClick={() => setEditing({ mode: 'create' })}>
+            New {model.name}
+          </button>
+        )}
+      </div>
+      {via && (
+        <p>
+          <Link href={viewHref(appId, model.name, {})}>Show all {model.name} objects</Link>
+        </p>
+      )}
+      <FilterBar appId={appId} model={model} current={filter} via={via} />
+      <div className="table-toolbar">
+        <label htmlFor="order-field">Order by</label>
+        <select id="order-field" value={order.field} onChange={(e) => setOrder({ field: e.target.value, direction: order.direction })}>
+          {model.orderFields.map((f) => (
+            <option key={f}>{f}</option>
+          ))}
+        </select>
+        <label htmlFor="order-direction" className="visually-hidden">
+          Direction
+        </label>
+        <select id="order-direction" value={order.direction} onChange={(e) => setOrder({ field: order.field, direction: e.target.value as 'ASC' | 'DESC' })}>
+          <option value="ASC">ascending</option>
+          <option value="DESC">descending</option>
+        </select>
+        <span className="count" role="status" aria-live="polite">
+          {page.loading ? 'Loading…' : page.data?.count !== null && page.data?.count !== undefined ? `${page.data.count} object${page.data.count === 1 ? '' : 's'}` : ''}
+        </span>
+      </div>
+      <ErrorBox error={page.error} title="Could not load the objects" />
+      {page.data && !page.data.found && <p role="alert">There is no {via?.parentType} with id {via?.parentId}.</p>}
+      {page.data && (
+        <div className="table-wrap" aria-busy={page.loading}>
+          <table className="table data-table">
+            <caption className="visually-hidden">{model.name} objects, page {cursors.length}</caption>
+            <thead>
+              <tr>
+                {columns.map((c) => (
+                  <th key={c.name} scope="col" aria-sort={order.field === c.name ? (order.direction === 'ASC' ? 'ascending' : 'descending') : undefined}>
+                    {model.orderFields.includes(c.name) ? (
+                      <button type="button" className="sort-button" onClick={() => sortBy(c.name)}>
+                        {c.name}
+                        <span aria-hidden="true">{order.field === c.name ? (order.direction === 'ASC' ? ' ▲' : ' ▼') : ''}</span>
+                      </button>
+                    ) : (
+                      c.name
+                    )}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.rows.length === 0 && (
+                <tr>
+                  <td colSpan={columns.length + 1} className="empty">
+                    {filter ? 'No objects match the filter.' : 'No objects yet.'}
+                  </td>
+                </tr>
+              )}
+              {page.data.rows.map((row) => (
+                <tr key={row.id}>
+                  {columns.map((c) => (
+                    <td key={c.name}>
+                      <Cell appId={appId} appModel={appModel} model={model} column={c} row={row} />
+                    </td>
+                  ))}
+                  <td className="cell-actions">
+                    {model.update && (
+                      <button type="button" className="button small" onClick={() => setEditing({ mode: 'update', row })} aria-label={`Edit ${model.name} ${row.id}`}>
+                        Edit
+                      </button>
+                    )}
+                    {model.remove && (
+                      <button type="button" className="button small danger" onClick={() => setDeleting(row)} aria-label={`Delete ${model.name} ${row.id}`}>
+                        Delete
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav className="pager" aria-label="Pages">
+        <button type="button" className="button small" disabled={cursors.length <= 1 || page.loading} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          Previous page
+        </button>
+        <span>Page {cursors.length}</span>
+        <button
+          type="button"
+          className="button small"
+          disabled={!page.data?.hasNextPage || page.loading}
+          onClick={() => page.data?.endCursor && setCursors((c) => [...c, page.data?.endCursor ?? undefined])}
+        >
+          Next page
+        </button>
+      </nav>
+      <Dialog title={editing?.mode === 'create' ? `New ${model.name}` : `Edit ${model.name}`} open={editing !== null} onClose={() => setEditing(null)}>
+        {editing && (
+          <RowForm
+            appModel={appModel}
+            model={model}
+            mode={editing.mode}
+            row={editing.row}
+            endpoint={endpoint}
+            token={platformKey()}
+            onCancel={() => setEditing(null)}
+            onSaved={() => {
+              setEditing(null);
+              page.reload();
+            }}
+          />
+        )}
+      </Dialog>
+      <ConfirmDialog open={deleting !== null} title={`Delete this ${model.name}?`} confirmLabel={`Delete ${model.name}`} busy={busy} onConfirm={confirmDelete} onClose={() => setDeleting(null)}>
+        <p>
+          The object <code>{deleting?.id}</code> is deleted, with its many-to-many edges; references to it are cleared.
+        </p>
+        <ErrorBox error={deleteError} title="Could not delete" />
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function FilterBar({ appId, model, current, via }: { appId: string; model: ModelInfo; current: { field: string; op: string; value: string } | undefined; via: PageRequest['via'] }) {
+  const [field, setField] = useState(current?.field ?? model.filters.find((f) => f.valueType === 'String')?.name ?? model.filters[0]?.name ?? '');
+  const info = model.filters.find((f) => f.name === field);
+  const defaultOp = (i: typeof info) => (i?.operators.includes('like') ? 'like' : i?.operators.includes('eq') ? 'eq' : (i?.operators[0] ?? 'eq'));
+  const [op, setOp] = useState(current?.op ?? defaultOp(info));
+  const [value, setValue] = useState(current?.value ?? '');
+  useEffect(() => {
+    setField(current?.field ?? field);
+    setOp(current?.op ?? op);
+    setValue(current?.value ?? '');
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- follows the URL
+  }, [current?.field, current?.op, current?.value]);
+  const base: Record<string, string> = via ? { from: via.parentType, parent: via.parentId, via: via.field } : {};
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    navigate(viewHref(appId, model.name, { ...base, field, op, value }));
+  };
+  if (model.filters.length === 0) return null;
+  return (
+    <form className="filter-bar" onSubmit={apply} role="search" aria-label={`Filter ${model.name} objects`}>
+      <label htmlFor="filter-field">Filter</label>
+      <select
+        id="filter-field"
+        value={field}
+        onChange={(e) => {
+          setField(e.target.value);
+          setOp(defaultOp(model.filters.find((f) => f.name === e.target.value)));
+        }}
+      >
+        {model.filters.map((f) => (
+          <option key={f.name}>{f.name}</option>
+        ))}
+      </select>
+      <label htmlFor="filter-op" className="visually-hidden">
+        Operator
+      </label>
+      <select id="filter-op" value={op} onChange={(e) => setOp(e.target.value)}>
+        {info?.operators.map((o) => (
+          <option key={o}>{o}</option>
+        ))}
+      </select>
+      <label htmlFor="filter-value" className="visually-hidden">
+        Value
+      </label>
+      <input
+        id="filter-value"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        placeholder={op === 'like' ? '%pattern%' : op === 'isNull' ? 'true or false' : ['in', 'notIn', 'between', 'notBetween'].includes(op) ? 'a, b' : 'value'}
+      />
+      <button type="submit" className="button small">
+        Apply filter
+      </button>
+      {current && (
+        <button type="button" className="button small" onClick={() => navigate(viewHref(appId, model.name, base))}>
+          Clear filter
+        </button>
+      )}
+    </form>
+  );
+}
+
+function Cell({ appId, appModel, model, column, row }: { appId: string; appModel: AppModel; model: ModelInfo; column: Column; row: Row }) {
+  const value = row[column.name];
+  switch (column.kind) {
+    case 'single': {
+      const target = value as Record<string, unknown> | null;
+      if (!target) return <span className="null">—</span>;
+      const label = appModel.byName.get(column.target)?.labelField;
+      const text = label && target[label] ? String(target[label]) : String(target.id);
+      return (
+        <Link href={viewHref(appId, column.target, { field: 'id', op: 'eq', value: String(target.id) })} title={`Open ${column.target} ${String(target.id)}`}>
+          {text}
+        </Link>
+      );
+    }
+    case 'list': {
+      const count = (value as { aggregations?: { count?: number } } | null)?.aggregations?.count ?? 0;
+      return (
+        <Link href={viewHref(appId, column.target, { from: model.name, parent: row.id, via: column.name })} aria-label={`${column.name} of ${model.name} ${row.id}: ${count}`}>
+          {count} {column.target}
+          {count === 1 ? '' : 's'} →
+        </Link>
+      );
+    }
+    case 'value':
+      if (value === null || value === undefined) return <span className="null">—</span>;
+      if (column.name === 'id') return <code className="id">{String(value)}</code>;
+      if (typeof value === 'object') return <code className="json">{truncate(JSON.stringify(value))}</code>;
+      return <>{truncate(String(value))}</>;
+    default: {
+      const never: never = column;
+      return never;
+    }
+  }
+}
+
+function truncate(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,37 @@
+// Builds the web console into dist/console, served by the server at /console
+// (src/server/routes/console.ts). JSX is compiled by Vite's own esbuild step.
+
+import { gzipSync } from 'node:zlib';
+import { defineConfig } from 'vite';
+import type { Plugin } from 'vite';
+
+/** Writes a .gz copy of each large text asset, which the server sends to clients accepting gzip. */
+function gzipCopies(): Plugin {
+  return {
+    name: 'tessera-gzip-copies',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      for (const [name, output] of Object.entries(bundle)) {
+        if (!/\.(js|css|html|svg|json|ttf)$/.test(name)) continue;
+        const source = output.type === 'chunk' ? output.code : output.source;
+        if (source.length < 1024) continue;
+        this.emitFile({ type: 'asset', fileName: `${name}.gz`, source: gzipSync(source, { level: 9 }) });
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/console/',
+  esbuild: { jsx: 'automatic' },
+  worker: { format: 'es' },
+  plugins: [gzipCopies()],
+  build: {
+    outDir: '../dist/console',
+    emptyOutDir: true,
+    // Monaco (the editor GraphiQL and the schema page share) is one large chunk by nature.
+    chunkSizeWarningLimit: 5000,
+    reportCompressedSize: false,
+  },
+});
