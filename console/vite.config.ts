@@ -1,6 +1,8 @@
 // Builds the web console into dist/console, served by the server at /console
 // (src/server/routes/console.ts). JSX is compiled by Vite's own esbuild step.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { defineConfig } from 'vite';
 import type { Plugin } from 'vite';
@@ -10,12 +12,14 @@ function gzipCopies(): Plugin {
   return {
     name: 'tessera-gzip-copies',
     apply: 'build',
-    generateBundle(_options, bundle) {
+    // After writing, when every plugin has finished changing the code.
+    writeBundle(options, bundle) {
+      const dir = options.dir ?? '';
       for (const [name, output] of Object.entries(bundle)) {
         if (!/\.(js|css|html|svg|json|ttf)$/.test(name)) continue;
         const source = output.type === 'chunk' ? output.code : output.source;
         if (source.length < 1024) continue;
-        this.emitFile({ type: 'asset', fileName: `${name}.gz`, source: gzipSync(source, { level: 9 }) });
+        writeFileSync(join(dir, `${name}.gz`), gzipSync(source, { level: 9 }));
       }
     },
   };

@@ -82,8 +82,8 @@ function FieldLine({ field }: { field: FieldOutline }) {
 }
 
 const BOX_W = 180;
-const GAP_X = 90;
-const GAP_Y = 60;
+const GAP_X = 150;
+const GAP_Y = 70;
 const LINE_H = 18;
 
 const SHORT: Record<string, string> = { 'one-to-one': '1 : 1', 'one-to-many': '1 : n', 'many-to-one': 'n : 1', 'many-to-many': 'n : n' };
@@ -121,30 +121,12 @@ function Diagram({ models }: { models: TypeOutline[] }) {
     <figure className="diagram">
       <svg viewBox={`0 0 ${width} ${height}`} width={width} role="img" aria-label={`Diagram of the model types. Relations: ${describe || 'none'}.`}>
         {links.map((l, i) => {
-          const ax = l.from.x + BOX_W / 2;
-          const ay = l.from.y + l.from.h / 2;
           if (l.self) {
             const x = l.from.x + BOX_W;
             const y = l.from.y + 20;
-            return (
-              <g key={i} className="diagram-link">
-                <path d={`M ${x} ${y} c 40 0 40 30 0 30`} fill="none" />
-                <text x={x + 34} y={y + 18}>
-                  {l.label}
-                </text>
-              </g>
-            );
+            return <path key={i} className="diagram-link" d={`M ${x} ${y} c 40 0 40 30 0 30`} fill="none" />;
           }
-          const bx = l.to.x + BOX_W / 2;
-          const by = l.to.y + l.to.h / 2;
-          return (
-            <g key={i} className="diagram-link">
-              <line x1={ax} y1={ay} x2={bx} y2={by} />
-              <text x={(ax + bx) / 2} y={(ay + by) / 2 - 4} textAnchor="middle">
-                {l.label}
-              </text>
-            </g>
-          );
+          return <line key={i} className="diagram-link" x1={l.from.x + BOX_W / 2} y1={l.from.y + l.from.h / 2} x2={l.to.x + BOX_W / 2} y2={l.to.y + l.to.h / 2} />;
         })}
         {[...boxes.values()].map(({ x, y, h, model }) => (
           <g key={model.name} className="diagram-box">
@@ -159,6 +141,25 @@ function Diagram({ models }: { models: TypeOutline[] }) {
             ))}
           </g>
         ))}
+        {links.map((l, i) => {
+          if (l.self) {
+            return (
+              <text key={i} className="diagram-label" x={l.from.x + BOX_W + 34} y={l.from.y + 38}>
+                {l.label}
+              </text>
+            );
+          }
+          // Between the two boxes' facing edges, so the label does not sit on either box.
+          const ax = l.from.x + BOX_W / 2;
+          const ay = l.from.y + l.from.h / 2;
+          const bx = l.to.x + BOX_W / 2;
+          const by = l.to.y + l.to.h / 2;
+          return (
+            <text key={i} className="diagram-label" x={(ax + bx) / 2} y={(ay + by) / 2 - 4} textAnchor="middle">
+              {l.label}
+            </text>
+          );
+        })}
       </svg>
     </figure>
   );
