@@ -40,6 +40,8 @@ export function ConfirmDialog(props: {
   children: ReactNode;
   confirmLabel: string;
   busy?: boolean;
+  /** Keeps the confirm button disabled (e.g. until the app's name is typed). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onClose: () => void;
 }) {
@@ -50,7 +52,7 @@ export function ConfirmDialog(props: {
         <button type="button" className="button" onClick={props.onClose} disabled={props.busy}>
           Cancel
         </button>
-        <button type="button" className="button danger" onClick={props.onConfirm} disabled={props.busy}>
+        <button type="button" className="button danger" onClick={props.onConfirm} disabled={props.busy || props.confirmDisabled}>
           {props.busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>

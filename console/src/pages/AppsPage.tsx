@@ -135,7 +135,7 @@ function DeleteAppDialog({ app, onClose, onDeleted }: { app: AppSummary; onClose
     }
   };
   return (
-    <ConfirmDialog open title={`Delete ${app.name}?`} confirmLabel="Delete app" busy={busy || typed !== app.name} onConfirm={confirm} onClose={onClose}>
+    <ConfirmDialog open title={`Delete ${app.name}?`} confirmLabel="Delete app" busy={busy} confirmDisabled={typed !== app.name} onConfirm={confirm} onClose={onClose}>
       <p>
         This deletes the app <strong>{app.name}</strong> and <strong>all its data</strong>, users and tokens. It cannot be undone.
       </p>
