@@ -37,5 +37,20 @@ export default defineConfig({
     // Monaco (the editor GraphiQL and the schema page share) is one large chunk by nature.
     chunkSizeWarningLimit: 5000,
     reportCompressedSize: false,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // framer-motion (through GraphiQL) marks its modules "use client", a hint for React
+        // server bundlers that means nothing in a browser bundle.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
+  // `npm run console:dev`: the console with hot reload, talking to a server on port 4000.
+  server: {
+    proxy: {
+      '/admin/graphql': 'http://127.0.0.1:4000',
+      '/graphql': { target: 'http://127.0.0.1:4000', ws: true },
+    },
   },
 });

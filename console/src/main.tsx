@@ -1,7 +1,7 @@
 // Entry point of the web console. Monaco's workers (the editor of GraphiQL and of the schema
 // page) are set up first, so every editor finds them.
 
-import 'graphiql/setup-workers/vite';
+import './workers';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';

@@ -174,6 +174,9 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
             <caption className="visually-hidden">{model.name} objects, page {cursors.length}</caption>
             <thead>
               <tr>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
                 {columns.map((c) => (
                   <th key={c.name} scope="col" aria-sort={order.field === c.name ? (order.direction === 'ASC' ? 'ascending' : 'descending') : undefined}>
                     {model.orderFields.includes(c.name) ? (
@@ -186,9 +189,6 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
                     )}
                   </th>
                 ))}
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
               </tr>
             </thead>
             <tbody>
@@ -201,11 +201,6 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
               )}
               {page.data.rows.map((row) => (
                 <tr key={row.id}>
-                  {columns.map((c) => (
-                    <td key={c.name}>
-                      <Cell appId={appId} appModel={appModel} model={model} column={c} row={row} />
-                    </td>
-                  ))}
                   <td className="cell-actions">
                     {model.update && (
                       <button type="button" className="button small" onClick={() => setEditing({ mode: 'update', row })} aria-label={`Edit ${model.name} ${row.id}`}>
@@ -218,6 +213,11 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
                       </button>
                     )}
                   </td>
+                  {columns.map((c) => (
+                    <td key={c.name}>
+                      <Cell appId={appId} appModel={appModel} model={model} column={c} row={row} />
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -352,7 +352,9 @@ function Cell({ appId, appModel, model, column, row }: { appId: string; appModel
     }
     case 'value':
       if (value === null || value === undefined) return <span className="null">—</span>;
-      if (column.name === 'id') return <code className="id">{String(value)}</code>;
+      // Ids start with the same type prefix: their tail tells rows apart; the whole id is the title.
+      if (column.name === 'id') return <code className="id" title={String(value)}>…{String(value).slice(-10)}</code>;
+      if (typeof value === 'string' && ISO_INSTANT.test(value)) return <time dateTime={value} title={value}>{value.slice(0, 19).replace('T', ' ')}</time>;
       if (typeof value === 'object') return <code className="json">{truncate(JSON.stringify(value))}</code>;
       return <>{truncate(String(value))}</>;
     default: {
@@ -361,6 +363,8 @@ function Cell({ appId, appModel, model, column, row }: { appId: string; appModel
     }
   }
 }
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 function truncate(text: string, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

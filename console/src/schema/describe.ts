@@ -67,6 +67,9 @@ const hasDirective = (node: ObjectTypeDefinitionNode, name: string) => node.dire
 
 /** The outline of `sdl`; throws graphql's syntax error when it does not parse. */
 export function describeSchema(sdl: string): SchemaOutline {
+  // A schema of comments only is valid (an app with just the built-in types); graphql's parser
+  // wants at least one definition.
+  if (sdl.replace(/#[^\n]*/g, '').trim() === '') return { models: [], embedded: [], enums: [], joins: [] };
   const document = parse(sdl, { noLocation: false });
   const objects = document.definitions.filter((d): d is ObjectTypeDefinitionNode => d.kind === Kind.OBJECT_TYPE_DEFINITION);
   // Every end of each relation name: which type and field declare it, and whether it is a list.
