@@ -23,6 +23,16 @@ type Book @model @permission(scope: AUTHENTICATED, read: true) {
 
 const SCHEMA = BROKEN_SCHEMA.replace('author: Writer', 'author: Author');
 
+const USER_QUERY = `query BooksAsAlice {
+  viewer {
+    user { username }
+    allBooks(orderBy: { field: title, direction: ASC }) {
+      edges { node { title author { name } } }
+    }
+  }
+}
+`;
+
 const USERNAME = 'alice';
 const PASSWORD = 'correct-horse-battery';
 
@@ -186,7 +196,7 @@ describe('web console', () => {
     await page.getByText(`Requests carry the token of ${USERNAME}`).waitFor();
     const editor = page.locator('.graphiql-query-editor');
     await editor.locator('.view-lines').waitFor();
-    await setEditorText(page, editor, '{ viewer { user { username } allBooks(orderBy: { field: title, direction: ASC }) { edges { node { title author { name } } } } } }');
+    await setEditorText(page, editor, USER_QUERY);
     await page.getByRole('button', { name: /Execute query/ }).click();
     await expect.poll(responseText, { timeout: 15_000 }).toContain('A Wizard of Earthsea');
     const text = await responseText();
