@@ -55,7 +55,7 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
  * schema (typing would meet the editor's auto-closed brackets).
  */
 export async function setEditorText(page: Page, editor: ReturnType<Page['locator']>, text: string): Promise<void> {
-  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(text)})`);
   await editor.locator('.view-lines').click();
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('ControlOrMeta+V');
