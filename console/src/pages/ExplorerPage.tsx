@@ -3,8 +3,10 @@
 // Subscriptions go over the WebSocket transport (graphql-ws) on the same path.
 
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import type { Fetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
+import { Kind, parse } from 'graphql';
 import { createClient } from 'graphql-ws';
 import { useEffect, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -44,6 +46,17 @@ function appStorage(appId: string): Storage {
   };
 }
 
+/** Whether the operation GraphiQL runs (the named one, or the only one) is a subscription. */
+function isSubscription(query: string, operationName: string | null | undefined): boolean {
+  try {
+    const operations = parse(query).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [d] : []));
+    const chosen = operationName ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+    return chosen?.operation === 'subscription';
+  } catch {
+    return false; // a syntax error: the server will say so over HTTP
+  }
+}
+
 function storedUser(appId: string): UserSession | null {
   try {
     return JSON.parse(sessionStorage.getItem(`tessera.user.${appId}`) ?? 'null') as UserSession | null;
@@ -64,10 +77,15 @@ export function ExplorerPage({ appId }: { appId: string }) {
       lazy: true,
       connectionParams: authorization ? { Authorization: authorization } : {},
     });
-    return {
-      fetcher: createGraphiQLFetcher({ url: appPath(appId), headers: authorization ? { authorization } : {}, wsClient }),
-      dispose: () => void wsClient.dispose(),
-    };
+    const http = createGraphiQLFetcher({ url: appPath(appId), headers: authorization ? { authorization } : {} });
+    // Subscriptions go over the WebSocket; the toolkit's own detection misses anonymous
+    // subscription operations, so the operation is looked up here.
+    const fetcher: Fetcher = (params, options) =>
+      isSubscription(params.query, params.operationName)
+        ? // Results arrive as JSON (formatted errors, not GraphQLError objects), which is all GraphiQL shows.
+          (wsClient.iterate({ query: params.query, variables: params.variables ?? {}, operationName: params.operationName ?? null }) as unknown as ReturnType<Fetcher>)
+        : http(params, options);
+    return { fetcher, dispose: () => void wsClient.dispose() };
   }, [appId, token]);
   useEffect(() => dispose, [dispose]);
   const storage = useMemo(() => appStorage(appId), [appId]);
