@@ -34,7 +34,7 @@ export function App() {
     // After a navigation, put focus on the new page's heading (not on the first load).
     const heading = document.querySelector<HTMLElement>('main h1');
     if (heading && document.activeElement && document.activeElement !== document.body) heading.focus();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per path
+    // Once per path (and on sign-in).
   }, [pathname, key]);
 
   if (!key) return <SignInPage />;

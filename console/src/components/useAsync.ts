@@ -21,7 +21,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): A
       (data) => id === run.current && setState({ data, error: undefined, loading: false }),
       (error: unknown) => id === run.current && setState({ data: undefined, error, loading: false }),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller lists the inputs
+    // Deliberately only the inputs the caller lists.
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };

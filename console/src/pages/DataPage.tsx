@@ -275,7 +275,7 @@ function FilterBar({ appId, model, current, via }: { appId: string; model: Model
     setField(current?.field ?? field);
     setOp(current?.op ?? op);
     setValue(current?.value ?? '');
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- follows the URL
+    // Follows the URL only.
   }, [current?.field, current?.op, current?.value]);
   const base: Record<string, string> = via ? { from: via.parentType, parent: via.parentId, via: via.field } : {};
   const apply = (event: FormEvent) => {

@@ -71,7 +71,7 @@ function SchemaWorkspace({ app, reload }: { app: AppDetail; reload: () => void }
   useEffect(() => {
     const timer = window.setTimeout(() => void runCheck(draft), CHECK_DELAY_MS);
     return () => window.clearTimeout(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runCheck reads the current app
+    // runCheck reads the current app itself.
   }, [draft, app.id]);
 
   const onPreview = async () => {

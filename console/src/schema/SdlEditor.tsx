@@ -55,7 +55,6 @@ export const SdlEditor = forwardRef<SdlEditorHandle, Props>(function SdlEditor({
       editor.current = null;
     };
     // The editor is created once; later values arrive through the effect below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // A value set from outside (reset to the live schema) replaces the text.
