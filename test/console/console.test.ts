@@ -204,6 +204,25 @@ describe('web console', () => {
     expect(text).toContain('Ursula K. Le Guin');
     await screenshot(page, '08-explorer-user', false);
 
+    // A subscription, still as the user: it goes over the WebSocket and shows the next event.
+    await setEditorText(page, editor, 'subscription NewBooks {\n  subscribeToBook(mutations: [createBook]) { mutation value { title } }\n}\n');
+    // GraphiQL reads the operation's name from the editor a moment after it changes.
+    await page.waitForTimeout(500);
+    await page.getByRole('button', { name: /Execute query/ }).click();
+    await expect.poll(() => subscriptionsOpen(), { timeout: 15_000 }).toBe(1);
+    const created = await fetch(`${server.base}/graphql/${appId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.key}` },
+      body: JSON.stringify({ query: 'mutation { createBook(input: { title: "The Tombs of Atuan" }) { changedBook { id } } }' }),
+    });
+    expect(created.status).toBe(200);
+    await expect.poll(responseText, { timeout: 15_000 }).toContain('The Tombs of Atuan');
+    expect(await responseText()).toContain('"mutation": "createBook"');
+    await page.getByRole('button', { name: /Stop/ }).click();
+    await expect.poll(() => subscriptionsOpen(), { timeout: 15_000 }).toBe(0);
+    await setEditorText(page, editor, USER_QUERY);
+    await page.waitForTimeout(500);
+
     // Anonymous: the same query sees no user and, with read rules for logged-in users only, no books.
     await page.getByLabel('Anonymous').check();
     await page.locator('.graphiql-query-editor .view-lines').waitFor();
@@ -302,6 +321,12 @@ async function focusedId(): Promise<unknown> {
 /** The text of GraphiQL's response pane (Monaco renders spaces as no-break spaces). */
 async function responseText(): Promise<string> {
   return (await page.locator('.graphiql-response').innerText()).replace(/\u00a0/g, ' ');
+}
+
+/** Subscriptions the server has open, from its metrics. */
+async function subscriptionsOpen(): Promise<number> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  return Number(/^tessera_subscriptions (\d+)$/m.exec(text)?.[1] ?? 0);
 }
 
 async function callApp(token: string): Promise<number> {
