@@ -37,6 +37,7 @@ describe('tessera dev', () => {
       expect(blog?.name).toBe('blog');
       const out = first.stdout();
       expect(out).toContain(`management API  ${first.url}/admin/graphql`);
+      expect(out).toContain(`web console     ${first.url}/console`);
       expect(out).toContain(`demo app "blog"  ${blog?.endpoint}`);
       expect(out).toContain(`health          ${first.url}/healthz`);
       expect(out).toContain('platform key    from TESSERA_ADMIN_KEY');

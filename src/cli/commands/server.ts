@@ -88,6 +88,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         [
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          `  web console     ${running.publicUrl}/console  (sign in with the platform key)`,
           ...(demo ? [`  demo app "${DEMO_APP}"  ${demo}`, `  data API token  tessera token create ${DEMO_APP} <name>  (send as Authorization: Bearer <token>)`] : []),
           `  health          ${running.publicUrl}/healthz`,
           `  platform key    ${keyLocation(running)}`,
@@ -116,6 +117,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         [
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          `  web console     ${running.publicUrl}/console`,
           `  store           ${running.store.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'embedded'}`,
           `  platform key    ${keyLocation(running)}`,
           '',
