@@ -9,6 +9,7 @@ import { EVENTS_CHANNEL, eventResult } from '../compile/index.js';
 import type { AppContext, EventNotice, RowEvent, SubscriptionPlan } from '../compile/index.js';
 import { sql } from '../sql/index.js';
 import type { Store } from '../store/index.js';
+import type { SubscriberDirectory } from './directory.js';
 
 export interface Subscriber {
   plan: SubscriptionPlan;
@@ -24,6 +25,8 @@ export interface HubOptions {
   current(appId: string): Promise<AppContext | undefined>;
   /** Reports a failure that reached no subscriber (an unreadable notification…). */
   onError(err: unknown): void;
+  /** Where this instance records the apps it holds subscriptions of. */
+  directory: SubscriberDirectory;
 }
 
 /** How many event statements one notification runs at once. */
@@ -59,15 +62,20 @@ export class RealtimeHub {
     this.#unlisten ??= this.#options.store.listen(EVENTS_CHANNEL, (payload) => this.#enqueue(payload));
     try {
       await this.#unlisten;
+      await this.#options.directory.register(appId);
     } catch (err) {
       this.#unlisten = undefined;
       set.delete(subscriber);
       throw err;
     }
+    let removed = false;
     return () => {
+      if (removed) return;
+      removed = true;
       const current = this.#apps.get(appId);
       current?.delete(subscriber);
       if (current?.size === 0) this.#apps.delete(appId);
+      this.#options.directory.unregister(appId);
     };
   }
 

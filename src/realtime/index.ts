@@ -1,5 +1,6 @@
 // Realtime subscriptions: event fan-out between instances and the WebSocket protocols.
 
+export { REALTIME_APPS_CHANNEL, SubscriberDirectory } from './directory.js';
 export { RealtimeHub } from './hub.js';
 export type { HubOptions, Subscriber } from './hub.js';
 export { EventStream, MAX_PENDING_EVENTS } from './stream.js';

@@ -18,7 +18,7 @@ import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
 import { LoginThrottle } from '../auth/index.js';
-import { MAX_PENDING_EVENTS } from '../realtime/index.js';
+import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import type { AdminService } from '../admin/index.js';
 
@@ -109,8 +109,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
   const throttle = new LoginThrottle(options.store);
-  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle });
-  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS });
+  const directory = new SubscriberDirectory(options.store);
+  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle, directory });
+  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS, directory });
   installConsole(app);
   return app;
 }

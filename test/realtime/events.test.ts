@@ -180,6 +180,21 @@ for (const kind of STORE_KINDS) {
       await sub.close();
     });
 
+    it('publishes nothing for an app without subscribers, and starts as soon as one subscribes', async () => {
+      const heard: string[] = [];
+      const stop = await server.store.listen('tessera_events', (payload) => void heard.push(payload));
+      expect(await openSubscriptions(server.base)).toBe(0);
+      await create('unheard');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(heard).toEqual([]);
+      const sub = await watch(MESSAGES, { m: ['createMessage'] });
+      await create('heard');
+      expect((await sub.take(1))[0]?.data.subscribeToMessage.value.text).toBe('heard');
+      expect(heard.length).toBe(1);
+      await sub.close();
+      await stop();
+    });
+
     it('never puts a password hash in a notification, and each event carries its own state', async () => {
       const heard: string[] = [];
       const stop = await server.store.listen('tessera_events', (payload) => void heard.push(payload));

@@ -149,16 +149,20 @@ function noticeBodies(appId: string, events: readonly RowEvent[]): string[] {
 
 /**
  * Runs one mutation's writes in a transaction and, once it has committed, publishes its row
- * events. `s` is whose rules the writes are checked against. A failure to publish does not
- * fail the mutation, whose writes are committed: it goes to `hooks.eventsLost`.
+ * events — unless `hooks.eventsWanted` says nobody subscribes to the app. `s` is whose rules
+ * the writes are checked against. A failure to publish does not fail the mutation, whose
+ * writes are committed: it goes to `hooks.eventsLost`.
  */
 export async function writeTransaction<T>(store: Store, s: CompileState, hooks: WriteHooks, fn: (w: Writer) => Promise<T>): Promise<T> {
   const events = new RowEvents();
+  // Asked before the transaction (the embedded store runs one statement at a time, and the
+  // answer is usually cached): a subscription that opens while the mutation runs may miss it.
+  const wanted = hooks.eventsWanted ? await hooks.eventsWanted() : true;
   const result = await store.transaction(async (tx) => {
     const answer = await fn({ app: s.app, tx, hooks, s, events });
-    await events.capture(tx, s.app);
+    if (wanted) await events.capture(tx, s.app);
     return answer;
   });
-  await events.publish(store, s.app.app.id).catch((err: unknown) => hooks.eventsLost?.(err));
+  if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => hooks.eventsLost?.(err));
   return result;
 }

@@ -31,6 +31,8 @@ export interface WriteHooks {
   loginSucceeded(username: string): Promise<void>;
   /** Row events of a committed mutation could not be published (subscribers miss them). */
   eventsLost?(err: unknown): void;
+  /** Whether anyone may hear the app's row events; when false a mutation publishes none. */
+  eventsWanted?(): Promise<boolean>;
 }
 
 export interface Writer {

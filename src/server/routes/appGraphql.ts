@@ -11,6 +11,7 @@ import { USER } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { callerOf } from '../callers.js';
+import type { SubscriberDirectory } from '../../realtime/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 
@@ -18,11 +19,14 @@ export interface AppRouteOptions {
   store: Store;
   registry: AppRegistry;
   platformKey: string;
+  /** Which apps have subscribers (mutations of other apps publish no events). */
+  directory: SubscriberDirectory;
 }
 
 /** What mutations need from the authentication stage, bound to one app and client address. */
-export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger): WriteHooks {
+export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): WriteHooks {
   return {
+    ...(directory ? { eventsWanted: () => directory.has(app.id) } : {}),
     eventsLost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     loginAttempt: (username) => throttle.attempt(app.id, username, address),
     loginSucceeded: (username) => throttle.succeeded(app.id, username, address),
@@ -79,7 +83,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
               app: context,
               store: options.store,
               // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-              hooks: writeHooks(live, throttle, request.ip, request.log),
+              hooks: writeHooks(live, throttle, request.ip, request.log, options.directory),
               admin: caller.kind === 'admin',
               userId: caller.kind === 'user' ? caller.userId : undefined,
             }),

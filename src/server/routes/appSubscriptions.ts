@@ -15,7 +15,7 @@ import { executeOperation, planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
 import type { ErrorCode } from '../../errors/index.js';
 import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
-import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket } from '../../realtime/index.js';
+import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory } from '../../realtime/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry } from '../appRegistry.js';
 import { callerOf } from '../callers.js';
@@ -38,6 +38,7 @@ export interface AppSubscriptionOptions {
   recheckMs: number;
   /** Events queued for one subscription before its subscriber counts as too slow. */
   maxPendingEvents: number;
+  directory: SubscriberDirectory;
 }
 
 const APP_PATH = /^\/graphql\/([^/?#]+)\/?(?:\?.*)?$/;
@@ -56,6 +57,7 @@ function asGraphQLError(err: unknown): GraphQLError {
 export function installAppSubscriptions(app: FastifyInstance, options: AppSubscriptionOptions): RealtimeHub {
   const hub = new RealtimeHub({
     store: options.store,
+    directory: options.directory,
     current: async (appId) => (await options.registry.get(appId))?.context,
     onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
   });
@@ -89,7 +91,11 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
   });
   // Subscriptions end with 1001 as the server starts closing; then the hub stops listening.
   app.addHook('preClose', async () => sockets.close());
-  app.addHook('onClose', async () => hub.stop());
+  app.addHook('onClose', async () => {
+    await hub.stop();
+    await options.directory.stop();
+  });
+  app.addHook('onReady', async () => options.directory.start());
   return hub;
 }
 
@@ -188,7 +194,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      hooks: writeHooks(live, options.throttle, connection.address, app.log),
+      hooks: writeHooks(live, options.throttle, connection.address, app.log, options.directory),
       document,
       query: payload.query,
       operationName,

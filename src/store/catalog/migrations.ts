@@ -80,6 +80,20 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`CREATE INDEX realtime_events_created_at ON tessera.realtime_events (created_at)`,
     ],
   },
+  {
+    version: 4,
+    name: 'apps with realtime subscribers',
+    statements: [
+      // Which instance holds subscriptions of which app: mutations of other apps skip
+      // publishing their events. An instance that dies leaves rows that expire.
+      sql`CREATE TABLE tessera.realtime_apps (
+        app_id text NOT NULL,
+        instance uuid NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (app_id, instance)
+      )`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
