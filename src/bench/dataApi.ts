@@ -3,8 +3,6 @@
 // read them are in docs/performance.md ("Data API").
 
 import type pg from 'pg';
-import { LOG_LEVELS } from '../server/index.js';
-import type { LogLevel } from '../server/index.js';
 import { appContext, createBenchApp } from './benchApp.js';
 import { startBenchServer } from './benchServer.js';
 import type { BenchServer } from './benchServer.js';
@@ -17,21 +15,8 @@ import type { Statement } from './dataShapes.js';
 import { explainSummary } from './explain.js';
 import { loadFixtures } from './fixtures.js';
 import { fmt, printCpu, printDisturbance, printThroughput } from './report.js';
+import { logLevel, numberFromEnv } from './env.js';
 import { seed, seedSizes } from './seed.js';
-
-function numberFromEnv(name: string, fallback: number): number {
-  const text = process.env[name];
-  const n = text === undefined ? fallback : Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${text}"`);
-  return n;
-}
-
-/** The server logs as `tessera serve` does by default (info), unless TESSERA_LOG_LEVEL says otherwise. */
-function logLevel(): LogLevel {
-  const text = process.env.TESSERA_LOG_LEVEL ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new Error(`TESSERA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  return text as LogLevel;
-}
 
 function printPageCheck(first: Comparison, deep: Comparison): void {
   console.log(

@@ -4,8 +4,6 @@
 
 import http from 'node:http';
 import type pg from 'pg';
-import { LOG_LEVELS } from '../server/index.js';
-import type { LogLevel } from '../server/index.js';
 import { createBenchApp } from './benchApp.js';
 import type { BenchApp } from './benchApp.js';
 import { startBenchServer } from './benchServer.js';
@@ -16,20 +14,8 @@ import { createPostShape, readShapes, requestBodies } from './dataShapes.js';
 import { loadFixtures } from './fixtures.js';
 import { percentile } from './measure.js';
 import { fmt } from './report.js';
+import { logLevel, numberFromEnv } from './env.js';
 import { seed, seedSizes } from './seed.js';
-
-function numberFromEnv(name: string, fallback: number): number {
-  const text = process.env[name];
-  const n = text === undefined ? fallback : Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${text}"`);
-  return n;
-}
-
-function logLevel(): LogLevel {
-  const text = process.env.TESSERA_LOG_LEVEL ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new Error(`TESSERA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  return text as LogLevel;
-}
 
 const UPDATE_POST = `mutation UpdatePost($input: UpdatePostInput!) { updatePost(input: $input) { changedPost { id score } } }`;
 
