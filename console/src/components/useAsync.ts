@@ -1,5 +1,6 @@
 // Loads something when its inputs change and exposes the three states every page shows:
-// loading, error, data. A stale answer (inputs changed meanwhile) is dropped.
+// loading, error, data. A stale answer (inputs changed meanwhile) is dropped. `useAction` is
+// the same for what a form does when submitted: busy while it runs, its error if it failed.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 
@@ -25,4 +26,28 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): A
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
+}
+
+export interface ActionState {
+  busy: boolean;
+  error: unknown;
+  /** Runs `action`: busy meanwhile, the previous error cleared, a failure kept as `error`. */
+  run: (action: () => Promise<void>) => Promise<void>;
+}
+
+export function useAction(): ActionState {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run };
 }

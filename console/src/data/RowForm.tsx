@@ -7,6 +7,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import type { AppModel, InputFieldInfo, ModelInfo } from './model';
 import { loadChoices, saveRow } from './rows';
 import type { Row } from './rows';
+import { useAction } from '../components/useAsync';
 
 type Values = Record<string, string>;
 
@@ -56,8 +57,7 @@ export function RowForm(props: {
   const fields = (mode === 'create' ? model.create?.fields : model.update?.fields) ?? [];
   const [values, setValues] = useState<Values>(() => Object.fromEntries(fields.map((f) => [f.name, initialValue(f, row)])));
   const [dirty, setDirty] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const formId = useId();
 
   const set = (name: string, value: string) => {
@@ -65,11 +65,9 @@ export function RowForm(props: {
     setDirty((d) => new Set(d).add(name));
   };
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const input: Record<string, unknown> = mode === 'update' && row ? { id: row.id } : {};
       for (const field of fields) {
         if (mode === 'update' && !dirty.has(field.name)) continue;
@@ -78,10 +76,7 @@ export function RowForm(props: {
       }
       const id = await saveRow(props.endpoint, props.token, model, mode, input);
       props.onSaved(id);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -9,7 +9,7 @@ import { CopyField } from '../components/CopyButton';
 import { ConfirmDialog } from '../components/Dialog';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
-import { useAsync } from '../components/useAsync';
+import { useAction, useAsync } from '../components/useAsync';
 import { hrefOf, navigate } from '../router';
 
 const STARTER_SCHEMA = `# The app's schema: types, fields, relations and permissions.
@@ -78,19 +78,13 @@ export function AppsPage() {
 
 function CreateAppForm() {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const app = await createApp(name.trim(), STARTER_SCHEMA);
       navigate(hrefOf({ page: 'schema', appId: app.id }));
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="card inline-form" onSubmit={submit} aria-labelledby="create-app-title">

@@ -14,6 +14,7 @@ import { appPath, appSocketUrl } from '../api/admin';
 import { requestGraphQL } from '../api/graphql';
 import { platformKey } from '../api/session';
 import { ErrorBox } from '../components/ErrorBox';
+import { useAction } from '../components/useAsync';
 
 type Mode = 'admin' | 'anonymous' | 'user';
 
@@ -145,23 +146,16 @@ function LoggedIn({ user, onLogOut }: { user: UserSession; onLogOut: () => void 
 function LoginForm({ appId, onLoggedIn }: { appId: string; onLoggedIn: (session: UserSession) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const query = 'mutation Login($input: LoginUserInput!) { loginUser(input: $input) { token } }';
       const data = await requestGraphQL<{ loginUser: { token: string | null } | null }>(appPath(appId), query, { input: { username, password } }, null);
       const token = data.loginUser?.token;
       if (!token) throw new Error('The app returned no token');
       onLoggedIn({ username, token });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="login-form" onSubmit={submit} aria-label="Log in as a user">

@@ -6,23 +6,18 @@ import type { FormEvent } from 'react';
 import { checkKey } from '../api/admin';
 import { signIn } from '../api/session';
 import { ErrorBox } from '../components/ErrorBox';
+import { useAction } from '../components/useAsync';
 
 export function SignInPage() {
   const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       await checkKey(key.trim());
       signIn(key.trim());
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   };
 
   return (
