@@ -15,6 +15,7 @@ import {
   insertApp,
   insertSchemaVersion,
   insertSigningKey,
+  isAppName,
   listAdminTokens,
   listApps,
   liveSchema,
@@ -26,7 +27,6 @@ import {
 import type { AppRow, Queryable, Store } from '../store/index.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
-const APP_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
 const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -102,7 +102,7 @@ function signingKey() {
 export function createAdminService(store: Store): AdminService {
   return {
     async createApp({ name, schema }) {
-      if (!APP_NAME.test(name)) {
+      if (!isAppName(name)) {
         throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');
       }
       const model = parseSchema(schema);

@@ -4,3 +4,4 @@ export { PASSWORD_HASH_OPTIONS, decoyHash, hashPassword, needsRehash, passwordFi
 export { TOKEN_ALGORITHM, TOKEN_ISSUER, publicKeySet, signUserToken, verifyUserToken } from './tokens.js';
 export type { TokenClaims } from './tokens.js';
 export { LOGIN_LIMITS, LoginThrottle } from './throttle.js';
+export type { LoginLimit, LoginLimits } from './throttle.js';

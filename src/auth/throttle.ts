@@ -1,8 +1,10 @@
 // Login throttling, stored in the catalog so it holds across instances (and restarts):
-// 10 consecutive failures for one username from one address, or 100 failures from one
-// address in an hour, and further attempts — a correct password included — are refused with
-// RATE_LIMITED until the window passes. An attempt is counted before the password is checked,
-// so parallel attempts cannot slip past the limit; a success gives its point back.
+// 10 consecutive failures for one username from one address, 30 failures for one username from
+// any number of addresses in 15 minutes (a distributed guess at one account), or 100 failures
+// from one address in an hour, and further attempts — a correct password included — are
+// refused with RATE_LIMITED until the window passes. An unknown username counts exactly like
+// an existing one. An attempt is counted before the password is checked, so parallel attempts
+// cannot slip past a limit; a success gives its points back.
 
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -10,12 +12,26 @@ import { TesseraError } from '../errors/index.js';
 import { precompiled } from '../sql/index.js';
 import type { Store } from '../store/index.js';
 
-export const LOGIN_LIMITS = {
-  /** Consecutive failures for one username from one address, and the window they count in. */
-  perUser: { points: 10, seconds: 15 * 60 },
+/** At most `points` failures in `seconds`. */
+export interface LoginLimit {
+  points: number;
+  seconds: number;
+}
+
+export interface LoginLimits {
+  /** Consecutive failures for one username from one address. */
+  perUserAndAddress: LoginLimit;
+  /** Failures for one username from any number of addresses. */
+  perUser: LoginLimit;
   /** Failures from one address, whatever the username. */
+  perAddress: LoginLimit;
+}
+
+export const LOGIN_LIMITS: LoginLimits = {
+  perUserAndAddress: { points: 10, seconds: 15 * 60 },
+  perUser: { points: 30, seconds: 15 * 60 },
   perAddress: { points: 100, seconds: 60 * 60 },
-} as const;
+};
 
 /** The limiter's queries go through the store, so both drivers serve it. */
 function storeClient(store: Store) {
@@ -47,18 +63,20 @@ function throttled(res: unknown): TesseraError {
 }
 
 export class LoginThrottle {
+  readonly #perUserAndAddress: RateLimiterPostgres;
   readonly #perUser: RateLimiterPostgres;
   readonly #perAddress: RateLimiterPostgres;
 
-  constructor(store: Store) {
-    this.#perUser = limiter(store, 'login-user', LOGIN_LIMITS.perUser);
-    this.#perAddress = limiter(store, 'login-address', LOGIN_LIMITS.perAddress);
+  constructor(store: Store, limits: LoginLimits = LOGIN_LIMITS) {
+    this.#perUserAndAddress = limiter(store, 'login-user', limits.perUserAndAddress);
+    this.#perUser = limiter(store, 'login-account', limits.perUser);
+    this.#perAddress = limiter(store, 'login-address', limits.perAddress);
   }
 
   static #keys(appId: string, username: string, address: string) {
     // Hashed: a username may be 10,000 characters long, the limiter's keys at most 255.
     const name = createHash('sha256').update(username.normalize('NFC').toLowerCase(), 'utf8').digest('base64url');
-    return { user: `${appId}:${address}:${name}`, address: `${appId}:${address}` };
+    return { userAndAddress: `${appId}:${address}:${name}`, user: `${appId}:${name}`, address: `${appId}:${address}` };
   }
 
   /** Counts an attempt; RATE_LIMITED (with `retryAfter` seconds) when over a limit. */
@@ -66,6 +84,7 @@ export class LoginThrottle {
     const keys = LoginThrottle.#keys(appId, username, address);
     try {
       await this.#perAddress.consume(keys.address, 1);
+      await this.#perUserAndAddress.consume(keys.userAndAddress, 1);
       await this.#perUser.consume(keys.user, 1);
     } catch (res) {
       if (res instanceof RateLimiterRes) throw throttled(res);
@@ -73,10 +92,15 @@ export class LoginThrottle {
     }
   }
 
-  /** A successful login: the username's failures are forgotten and the address gets its point back. */
+  /**
+   * A successful login: the failures from this address are forgotten (the limit counts
+   * consecutive ones), and the attempt's points come back to the address and the username —
+   * the username's other failures stay, so a guesser gains nothing from the owner logging in.
+   */
   async succeeded(appId: string, username: string, address: string): Promise<void> {
     const keys = LoginThrottle.#keys(appId, username, address);
-    await this.#perUser.delete(keys.user);
+    await this.#perUserAndAddress.delete(keys.userAndAddress);
+    await this.#perUser.reward(keys.user, 1);
     await this.#perAddress.reward(keys.address, 1);
   }
 }

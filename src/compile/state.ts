@@ -4,7 +4,7 @@
 
 import type { FragmentDefinitionNode } from 'graphql';
 import type { ModelType, PermissionOperation } from '../model/index.js';
-import { ALWAYS, accessPredicate, fieldGrants, grantsPredicate } from '../permissions/index.js';
+import { ALWAYS, accessPredicate, fieldGrants, grantsPredicate, manageMembersPredicate } from '../permissions/index.js';
 import type { RuleContext } from '../permissions/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -46,6 +46,12 @@ export class CompileState {
     const grants = fieldGrants(type, field, op);
     if (grants === undefined) return undefined;
     return grantsPredicate(this.#rules(), type, row, grants);
+  }
+
+  /** The predicate "the caller may manage the members of the role `row`" (TRUE for an admin token). */
+  managesMembers(row: SqlFragment): SqlFragment {
+    if (this.access === 'admin') return TRUE;
+    return manageMembersPredicate(this.#rules(), row);
   }
 
   /** Set once a field answer may carry a refusal marker (see forbiddenMarker). */

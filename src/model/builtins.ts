@@ -7,6 +7,8 @@ export const USER = 'User';
 export const ROLE = 'Role';
 export const USER_ROLES = 'UserRoles';
 export const ACCESS_LEVEL = 'AccessLevel';
+/** The role every app starts with; its members are the app's admins. */
+export const ADMIN_ROLE = 'admin';
 
 /** Built-in `@model` types; an app may add fields to them with `type User @model { … }`. */
 export const BUILTIN_TYPES: readonly string[] = [USER, ROLE];

@@ -6,7 +6,7 @@ export * from './settings.js';
 export { parseSchema } from './parse.js';
 export { API_TYPE_NAMES, generatedNames, isOwnName } from './generated.js';
 export type { GeneratedName } from './generated.js';
-export { ACCESS_LEVEL, BUILTIN_TYPES, ROLE, USER, USER_ROLES, isManagedField } from './builtins.js';
+export { ACCESS_LEVEL, ADMIN_ROLE, BUILTIN_TYPES, ROLE, USER, USER_ROLES, isManagedField } from './builtins.js';
 export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
 export { normalizeDateTime } from './datetime.js';
 export * from './diff.js';

@@ -1,17 +1,16 @@
 // The rules that apply to one operation on a type or a field: the app's @permission rules,
-// or the built-in defaults of User and Role when the app declares none on them.
+// or the built-in defaults of User and Role when the app declares no type rule on them.
 
 import { ROLE, USER } from '../model/index.js';
 import type { ModelType, PermissionOperation, PermissionRule } from '../model/index.js';
 
-/** One way to be granted an operation. `ROLE_ADMIN` is the built-in Role rule: the role's admin members. */
+/** One way to be granted an operation. */
 export type Grant =
   | { scope: 'EVERYONE' }
   | { scope: 'AUTHENTICATED' }
   | { scope: 'SELF' }
   | { scope: 'RELATION'; paths: string[] }
-  | { scope: 'ROLE'; roles: string[] }
-  | { scope: 'ROLE_ADMIN' };
+  | { scope: 'ROLE'; roles: string[] };
 
 function grantOf(rule: PermissionRule): Grant {
   switch (rule.scope) {
@@ -30,28 +29,29 @@ function grantOf(rule: PermissionRule): Grant {
   }
 }
 
-/** Whether the app wrote any rule on the type, on the type or on one of its fields. */
-function declaresRules(type: ModelType): boolean {
-  return type.permissions.length > 0 || type.fields.some((f) => f.permissions.length > 0);
-}
+/**
+ * The built-in types' default rules (app admins pass every rule besides these). Roles are
+ * created, renamed and deleted by app admins only: `ROLE` rules name roles, so whoever could
+ * create the role a rule names would grant himself its access. Who manages a role's members
+ * is decided per role (permissions/predicate.ts `manageMembersPredicate`).
+ */
+const DEFAULTS: Readonly<Record<string, Readonly<Record<PermissionOperation, readonly Grant[]>>>> = {
+  [USER]: { create: [{ scope: 'EVERYONE' }], read: [{ scope: 'SELF' }], update: [{ scope: 'SELF' }], delete: [] },
+  [ROLE]: { create: [], read: [{ scope: 'AUTHENTICATED' }], update: [], delete: [] },
+};
 
-/** The built-in defaults, used when the app declares no rule on User or Role. */
-function defaults(type: ModelType, op: PermissionOperation): Grant[] | undefined {
-  if (type.name === USER) {
-    if (op === 'create') return [{ scope: 'EVERYONE' }];
-    if (op === 'read' || op === 'update') return [{ scope: 'SELF' }];
-    return [];
-  }
-  if (type.name === ROLE) {
-    if (op === 'read' || op === 'create') return [{ scope: 'AUTHENTICATED' }];
-    return [{ scope: 'ROLE_ADMIN' }];
-  }
-  return undefined;
+/**
+ * Whether the app wrote a rule on the type itself. Field rules (on a field, or a type rule
+ * with `fields: [...]`) govern their fields only, so they leave the built-in defaults in force.
+ */
+function declaresTypeRules(type: ModelType): boolean {
+  return type.permissions.some((r) => r.fields.length === 0);
 }
 
 /** The grants of `op` on rows of `type` (empty: nobody but admins). Most lenient wins: any grant will do. */
 export function typeGrants(type: ModelType, op: PermissionOperation): Grant[] {
-  if (type.builtin && !declaresRules(type)) return defaults(type, op) ?? [];
+  const defaults = type.builtin ? DEFAULTS[type.name] : undefined;
+  if (defaults && !declaresTypeRules(type)) return [...defaults[op]];
   return type.permissions.filter((r) => r.fields.length === 0 && r[op]).map(grantOf);
 }
 

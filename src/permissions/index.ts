@@ -3,5 +3,5 @@
 
 export { fieldGrants, hasFieldRules, typeGrants } from './grants.js';
 export type { Grant } from './grants.js';
-export { ALWAYS, accessPredicate, grantsPredicate, isAppAdmin } from './predicate.js';
+export { ALWAYS, accessPredicate, grantsPredicate, isAppAdmin, manageMembersPredicate } from './predicate.js';
 export type { RuleContext } from './predicate.js';

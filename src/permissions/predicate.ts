@@ -3,7 +3,7 @@
 // parameter (NULL when anonymous). RELATION paths become nested EXISTS through any relation
 // kind; members of the app's built-in `admin` role pass every rule.
 
-import { ROLE, USER, USER_ROLES, relationLink } from '../model/index.js';
+import { ADMIN_ROLE, ROLE, USER, USER_ROLES, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
 import { ident, join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -48,14 +48,30 @@ function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
 
 /** The viewer is a member of the app's built-in `admin` role: full access. */
 export function isAppAdmin(c: RuleContext): SqlFragment {
-  return inRoles(c, ['admin']);
+  return inRoles(c, [ADMIN_ROLE]);
 }
 
-/** The viewer is an admin member of the role `row` (the built-in Role rule). */
+/** The viewer is an admin member of the role `row`. */
 function roleAdmin(c: RuleContext, row: SqlFragment): SqlFragment {
   const ur = userRoles(c);
   const j = c.alias('ur');
   return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}."accessLevel" = 'admin')`;
+}
+
+/** `row` (a Role) is not the built-in `admin` role, which only app admins manage. */
+function notAdminRole(row: SqlFragment): SqlFragment {
+  return sql`${row}.name <> ${ADMIN_ROLE}`;
+}
+
+/**
+ * Who may enrol, change and remove members of the role `row`: app admins; and, for any role
+ * but the built-in `admin` role, its own admin members and whoever the app's Role `update`
+ * rules name. (Leaving a role needs no permission; the caller checks that case.)
+ */
+export function manageMembersPredicate(c: RuleContext, row: SqlFragment): SqlFragment {
+  const role = typeOf(c, ROLE);
+  const delegated = or([roleAdmin(c, row), ...typeGrants(role, 'update').map((g) => grantPredicate(c, role, row, g))]);
+  return sql`((${notAdminRole(row)} AND ${delegated}) OR ${isAppAdmin(c)})`;
 }
 
 /** A `userFields` path from `row` (of `type`) leads to the viewer. */
@@ -110,8 +126,6 @@ function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant
       return or(grant.paths.map((path) => pathToViewer(c, type, row, path.split('.'))));
     case 'ROLE':
       return inRoles(c, grant.roles);
-    case 'ROLE_ADMIN':
-      return roleAdmin(c, row);
     default: {
       const never: never = grant;
       throw new Error(`unknown grant ${JSON.stringify(never)}`);
@@ -132,5 +146,12 @@ export function grantsPredicate(c: RuleContext, type: ModelType, row: SqlFragmen
 }
 
 export function accessPredicate(c: RuleContext, type: ModelType, op: PermissionOperation, row: SqlFragment): SqlFragment {
-  return grantsPredicate(c, type, row, typeGrants(type, op));
+  const grants = typeGrants(type, op);
+  // Rules an app writes on Role never reach the built-in admin role: renaming or deleting it
+  // would take the app's admins away, and a new role of that name would make new ones.
+  if (type.builtin && type.name === ROLE && (op === 'update' || op === 'delete') && grants.length > 0) {
+    const granted = grants.some((g) => g.scope === 'EVERYONE') ? ALWAYS : or(grants.map((g) => grantPredicate(c, type, row, g)));
+    return sql`((${notAdminRole(row)} AND ${granted}) OR ${isAppAdmin(c)})`;
+  }
+  return grantsPredicate(c, type, row, grants);
 }

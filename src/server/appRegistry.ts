@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, listSigningKeys, liveSchema } from '../store/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema } from '../store/index.js';
 import type { SigningKeyRow, Store } from '../store/index.js';
 import { DocumentCache } from './graphqlOverHttp.js';
 
@@ -64,6 +64,8 @@ export class AppRegistry {
 
   /** The live app with this id, or null when there is none. */
   async get(appId: string): Promise<LiveApp | null> {
+    // A path segment that cannot be an id (NUL, 2,000 characters, `..`) never reaches the store.
+    if (!isAppId(appId)) return null;
     const cached = this.#apps.get(appId);
     if (cached) {
       const app = await cached;
@@ -72,10 +74,13 @@ export class AppRegistry {
     }
     let loading = this.#apps.get(appId);
     if (!loading) {
-      loading = this.#load(appId);
-      this.#apps.set(appId, loading);
-      // A failed load is not remembered; unknown apps are, until the backstop expiry.
-      loading.catch(() => this.#apps.delete(appId));
+      const load = this.#load(appId);
+      loading = load;
+      this.#apps.set(appId, load);
+      // Neither a failed load nor an unknown app is remembered once settled: ids made up by a
+      // client would otherwise fill the map without bound.
+      const forget = () => void (this.#apps.get(appId) === load && this.#apps.delete(appId));
+      load.then((app) => app === null && forget(), forget);
     }
     return loading;
   }

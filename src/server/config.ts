@@ -2,6 +2,8 @@
 // then defaults. Invalid values are refused with a message naming the flag or variable.
 
 import { resolve } from 'node:path';
+import { LOGIN_LIMITS } from '../auth/index.js';
+import type { LoginLimit, LoginLimits } from '../auth/index.js';
 import { badInput } from '../errors/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -23,6 +25,8 @@ export interface ServerConfig {
   publicUrl: string | undefined;
   trustProxy: TrustProxy;
   logLevel: LogLevel;
+  /** Login throttling: failures allowed per username and address, per username, per address. */
+  loginLimits: LoginLimits;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -92,6 +96,29 @@ function parsePublicUrl(value: string | undefined): string | undefined {
   return text.replace(/\/+$/, '');
 }
 
+const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A login limit written `<failures>/<window>`, e.g. `30/15m` (units s, m, h, d). */
+export function parseLoginLimit(value: string | undefined, variable: string, fallback: LoginLimit): LoginLimit {
+  const text = present(value);
+  if (text === undefined) return fallback;
+  const match = /^(\d{1,6})\s*\/\s*(\d{1,6})\s*([smhd])$/.exec(text);
+  const points = Number(match?.[1]);
+  const seconds = Number(match?.[2]) * (DURATION_UNITS[match?.[3] ?? ''] ?? NaN);
+  if (!match || points < 1 || !(seconds >= 1) || seconds > 7 * 86400) {
+    throw badInput(`${variable} must be <failures>/<window> with a window of 1 s to 7 d, e.g. "30/15m", got "${text}"`);
+  }
+  return { points, seconds };
+}
+
+function parseLoginLimits(env: Env): LoginLimits {
+  return {
+    perUserAndAddress: parseLoginLimit(env.TESSERA_LOGIN_LIMIT_USER_ADDRESS, 'TESSERA_LOGIN_LIMIT_USER_ADDRESS', LOGIN_LIMITS.perUserAndAddress),
+    perUser: parseLoginLimit(env.TESSERA_LOGIN_LIMIT_USER, 'TESSERA_LOGIN_LIMIT_USER', LOGIN_LIMITS.perUser),
+    perAddress: parseLoginLimit(env.TESSERA_LOGIN_LIMIT_ADDRESS, 'TESSERA_LOGIN_LIMIT_ADDRESS', LOGIN_LIMITS.perAddress),
+  };
+}
+
 function parseAdminKey(value: string | undefined): string | undefined {
   const key = present(value);
   if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
@@ -118,6 +145,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     publicUrl: parsePublicUrl(env.TESSERA_PUBLIC_URL),
     trustProxy: parseTrustProxy(env.TESSERA_TRUST_PROXY),
     logLevel: parseLogLevel(env.TESSERA_LOG_LEVEL),
+    loginLimits: parseLoginLimits(env),
   };
 }
 

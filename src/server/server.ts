@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
 import { installDrain } from './plugins/drain.js';
-import { frameworkErrors, installErrorHandling } from './plugins/errors.js';
+import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installRequestLog } from './plugins/requestLog.js';
@@ -18,6 +18,7 @@ import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
 import { LoginThrottle } from '../auth/index.js';
+import type { LoginLimits } from '../auth/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import type { AdminService } from '../admin/index.js';
@@ -44,6 +45,8 @@ export interface ServerOptions {
   credentialRecheckMs?: number;
   /** Events queued for one subscription before its subscriber counts as too slow (default 256). */
   maxPendingEvents?: number;
+  /** Login throttling limits (default LOGIN_LIMITS). */
+  loginLimits?: LoginLimits;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -80,6 +83,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     },
     genReqId: generateRequestId,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     // Fastify's two lines per request are replaced by one (plugins/requestLog.ts).
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit,
@@ -108,7 +112,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
-  const throttle = new LoginThrottle(options.store);
+  const throttle = new LoginThrottle(options.store, options.loginLimits);
   const directory = new SubscriberDirectory(options.store);
   installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle, directory });
   installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS, directory });

@@ -99,6 +99,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     publicUrl: config.publicUrl,
     logLevel: config.logLevel,
     trustProxy: config.trustProxy,
+    loginLimits: config.loginLimits,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

@@ -116,13 +116,16 @@ describe.each(STORE_KINDS)('write rules (%s)', (kind) => {
     expect(likes.getPost.likedBy.edges).toEqual([{ node: { id: ids.ann } }]);
   });
 
-  it('roles: the creator becomes an admin member, admins enrol others, members may leave, role grants apply', async () => {
-    const role = await as('ann', 'mutation { createRole(input: { name: "Editors" }) { changedRole { id name } } }');
+  it('roles: app admins create them, role admins enrol others, members may leave, role grants apply', async () => {
+    expect(code(await as('ann', 'mutation { createRole(input: { name: "Editors" }) { changedRole { id name } } }'))).toBe('FORBIDDEN');
+    const role = await as('admin', 'mutation { createRole(input: { name: "Editors" }) { changedRole { id name } } }');
     expect(role.body.errors).toBeUndefined();
     const roleId = role.body.data.createRole.changedRole.id as string;
     const members = async () => (await app.data(`{ getRole(id: "${roleId}") { members { edges { accessLevel node { id } } } } }`)).getRole.members.edges;
-    expect(await members()).toEqual([{ accessLevel: 'admin', node: { id: ids.ann } }]);
+    expect(await members()).toEqual([]);
     const enrol = 'mutation($i: AddToUserRolesConnectionInput!) { addToUserRolesConnection(input: $i) { changedUserRoles { accessLevel } } }';
+    expect((await as('admin', enrol, { i: { userId: ids.ann, roleId, accessLevel: 'admin' } })).body.errors).toBeUndefined();
+    expect(await members()).toEqual([{ accessLevel: 'admin', node: { id: ids.ann } }]);
     expect(code(await as('bob', enrol, { i: { userId: ids.bob, roleId, accessLevel: 'admin' } }))).toBe('FORBIDDEN');
     expect((await as('ann', enrol, { i: { userId: ids.bob, roleId, accessLevel: 'readonly' } })).body.errors).toBeUndefined();
     expect(code(await as('bob', 'mutation($i: UpdateUserRolesConnectionInput!) { updateUserRolesConnection(input: $i) { changedUserRoles { accessLevel } } }', { i: { userId: ids.bob, roleId, accessLevel: 'admin' } }))).toBe('FORBIDDEN');

@@ -9,7 +9,7 @@ import { AppContext, encodeId, planQuery } from '../../src/compile/index.js';
 import { appSchema } from '../../src/graphql/index.js';
 import { DEFAULT_SETTINGS, parseSchema } from '../../src/model/index.js';
 import type { AppModel, PermissionOperation } from '../../src/model/index.js';
-import { accessPredicate } from '../../src/permissions/index.js';
+import { accessPredicate, manageMembersPredicate } from '../../src/permissions/index.js';
 import { ident, precompiled, sql } from '../../src/sql/index.js';
 import type { SqlFragment } from '../../src/sql/index.js';
 import { appSchemaName } from '../../src/store/index.js';
@@ -140,21 +140,39 @@ describe.each(STORES)('permission predicates (%s)', (kind) => {
   it('ROLE membership, and the app admin role passes every rule', async () => {
     expect(await allowed('Post', 'delete', 'cat')).toEqual(['annPost', 'bobPost', 'orphanPost']);
     expect(await allowed('Post', 'delete', 'eve')).toEqual(['annPost', 'bobPost', 'orphanPost']);
-    expect(await allowed('Secret', 'read', 'dan')).toEqual(await allowed('Secret', 'read', 'dan'));
+    expect(await allowed('Secret', 'read', 'dan')).toEqual([]);
     await insert('s1', 'Secret', { text: 's' });
     expect(await allowed('Secret', 'read', 'dan')).toEqual(['s1']);
     expect(await allowed('Secret', 'delete', 'dan')).toEqual(['s1']);
     expect(await allowed('Secret', 'read', 'cat')).toEqual([]);
   });
 
-  it('SELF on User, and the built-in Role defaults', async () => {
+  it('SELF on User, and the built-in Role defaults: roles are created, renamed and deleted by app admins only', async () => {
     expect(await allowed('User', 'read', 'bob')).toEqual(['bob']);
     expect(await allowed('User', 'update', null)).toEqual([]);
     expect(await allowed('Role', 'read', null)).toEqual([]);
     expect(await allowed('Role', 'read', 'bob')).toEqual(['adminRole', 'mods']);
-    expect(await allowed('Role', 'update', 'cat')).toEqual(['mods']);
+    expect(await allowed('Role', 'create', 'bob')).toEqual([]);
+    expect(await allowed('Role', 'update', 'cat')).toEqual([]);
+    expect(await allowed('Role', 'delete', 'cat')).toEqual([]);
     expect(await allowed('Role', 'update', 'eve')).toEqual([]);
+    expect(await allowed('Role', 'create', 'dan')).toEqual(['adminRole', 'mods']);
     expect(await allowed('Role', 'delete', 'dan')).toEqual(['adminRole', 'mods']);
+  });
+
+  it("a role's members are managed by its admin members, and the admin role's by app admins only", async () => {
+    const managed = async (viewer: string | null) => {
+      let n = 0;
+      const c = { model, table, alias: (p: string) => ident(`${p}${++n}`), viewer: sql`${viewer === null ? null : ids[viewer]}` };
+      const t = ident('t');
+      const { rows } = await store.query<{ id: string }>(sql`SELECT ${t}.id FROM ${table('Role')} ${t} WHERE ${manageMembersPredicate(c, t)}`);
+      const byId = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
+      return rows.map((r) => byId.get(r.id) ?? r.id).sort();
+    };
+    expect(await managed('cat')).toEqual(['mods']);
+    expect(await managed('eve')).toEqual([]);
+    expect(await managed('dan')).toEqual(['adminRole', 'mods']);
+    expect(await managed(null)).toEqual([]);
   });
 
   it('are folded into compiled queries: every path sees only the rows the rules allow', async () => {

@@ -18,6 +18,11 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       trustProxy: false,
       logLevel: 'info',
+      loginLimits: {
+        perUserAndAddress: { points: 10, seconds: 900 },
+        perUser: { points: 30, seconds: 900 },
+        perAddress: { points: 100, seconds: 3600 },
+      },
     });
   });
 
@@ -31,6 +36,9 @@ describe('loadConfig', () => {
       TESSERA_PUBLIC_URL: 'https://api.example.com/',
       TESSERA_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       TESSERA_LOG_LEVEL: 'warn',
+      TESSERA_LOGIN_LIMIT_USER_ADDRESS: '5/10m',
+      TESSERA_LOGIN_LIMIT_USER: '50 / 1h',
+      TESSERA_LOGIN_LIMIT_ADDRESS: '1000/1d',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -41,6 +49,11 @@ describe('loadConfig', () => {
       publicUrl: 'https://api.example.com',
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
+      loginLimits: {
+        perUserAndAddress: { points: 5, seconds: 600 },
+        perUser: { points: 50, seconds: 3600 },
+        perAddress: { points: 1000, seconds: 86400 },
+      },
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });
@@ -52,6 +65,10 @@ describe('loadConfig', () => {
     [{}, { TESSERA_PUBLIC_URL: 'ftp://x' }, 'TESSERA_PUBLIC_URL'],
     [{}, { TESSERA_ADMIN_KEY: 'short' }, 'TESSERA_ADMIN_KEY'],
     [{}, { TESSERA_TRUST_PROXY: 'sometimes' }, 'TESSERA_TRUST_PROXY'],
+    [{}, { TESSERA_LOGIN_LIMIT_USER: '30' }, 'TESSERA_LOGIN_LIMIT_USER'],
+    [{}, { TESSERA_LOGIN_LIMIT_USER: '0/15m' }, 'TESSERA_LOGIN_LIMIT_USER'],
+    [{}, { TESSERA_LOGIN_LIMIT_ADDRESS: '100/8d' }, 'TESSERA_LOGIN_LIMIT_ADDRESS'],
+    [{}, { TESSERA_LOGIN_LIMIT_USER_ADDRESS: '10/15 minutes' }, 'TESSERA_LOGIN_LIMIT_USER_ADDRESS'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });

@@ -146,10 +146,10 @@ describe('routes', () => {
     expect(JSON.stringify(body)).not.toContain('s3cr3t');
   });
 
-  it('answers a URL that does not decode with 400 BAD_USER_INPUT', async () => {
+  it('answers a URL that does not decode with 404 NOT_FOUND: it names nothing that exists', async () => {
     const response = await fetch(`${server.base}/graphql/%zz`);
-    expect(response.status).toBe(400);
-    expect((await jsonOf(response)).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(response.status).toBe(404);
+    expect((await jsonOf(response)).errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('answers /healthz and /readyz', async () => {

@@ -61,8 +61,9 @@ export async function requireExisting(s: CompileState, tx: Transaction, type: Mo
 
 /**
  * Edge mutations: managing an edge needs `update` on both end objects — except the built-in
- * `UserRoles`, where a role's admin members (and the app's admins) enrol, change and remove
- * members, and anyone may remove themselves.
+ * `UserRoles`, whose members are managed per role (app admins; for any role but the built-in
+ * `admin` role, its admin members and whoever the app's Role `update` rules name), and anyone
+ * may remove themselves.
  */
 export async function requireEdgeWrite(
   s: CompileState,
@@ -77,10 +78,8 @@ export async function requireEdgeWrite(
     const userId = ends.ids[userEnd];
     const roleId = ends.ids[userEnd === 0 ? 1 : 0];
     if (kind === 'removeEdge' && userId === s.binder.request.userId) return;
-    const role = s.app.type(ROLE);
-    // The Role rule for update is "the role's admin members" by default; an app may widen it.
-    if (!(await holds(s, tx, role, roleId, (row) => s.allowed(role, 'update', row)))) {
-      throw forbidden(`Only the admin members of a role manage its members`, USER_ROLES);
+    if (!(await holds(s, tx, s.app.type(ROLE), roleId, (row) => s.managesMembers(row)))) {
+      throw forbidden(`Only the app's admins and the admin members of a role manage its members`, USER_ROLES);
     }
     return;
   }
@@ -92,7 +91,7 @@ export async function requireEdgeWrite(
   }
 }
 
-/** A role's creator becomes its admin member (the built-in Role rule). */
+/** A role's creator becomes its admin member (when the app lets others than admin tokens create roles). */
 export async function enrolCreator(s: CompileState, tx: Transaction, roleId: string): Promise<void> {
   const userId = s.binder.request.userId;
   if (s.access === 'admin' || userId === undefined) return;

@@ -8,6 +8,7 @@ import { encodeId, executeOperation } from '../../compile/index.js';
 import type { WriteHooks } from '../../compile/index.js';
 import { notFound } from '../../errors/index.js';
 import { USER } from '../../model/index.js';
+import { isAppId } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { callerOf } from '../callers.js';
@@ -49,6 +50,11 @@ export function writeHooks(app: LiveApp, throttle: LoginThrottle, address: strin
   };
 }
 
+/** The message for an unknown app: the id is echoed only when it could be one. */
+export function unknownApp(appId: string): string {
+  return isAppId(appId) ? `No app with id "${appId}"` : 'No app with this id';
+}
+
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle }): void {
   const throttle = options.throttle;
   app.route({
@@ -58,7 +64,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
     handler: async (request, reply) => {
       const { appId } = request.params as { appId: string };
       const live = await options.registry.get(appId);
-      if (!live) throw notFound(`No app with id "${appId}"`);
+      if (!live) throw notFound(unknownApp(appId));
       const caller = await callerOf(options, live, request.headers.authorization);
       const context = live.context;
       // Built once per loaded app: a settings change loads the app anew, with new limits and
@@ -97,7 +103,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
   app.get('/graphql/:appId/.well-known/jwks.json', async (request, reply) => {
     const { appId } = request.params as { appId: string };
     const live = await options.registry.get(appId);
-    if (!live) throw notFound(`No app with id "${appId}"`);
+    if (!live) throw notFound(unknownApp(appId));
     return reply.header('cache-control', 'public, max-age=300').send(publicKeySet(live.keys));
   });
 }

@@ -99,10 +99,19 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
   return hub;
 }
 
+/** The app id in an upgrade's path, decoded as the HTTP route decodes it; undefined when it does not decode. */
+function pathAppId(url: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(APP_PATH.exec(url ?? '')?.[1] ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 async function openSession(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, request: IncomingMessage): Promise<SocketSession | { status: number; message: string }> {
-  const appId = decodeURIComponent(APP_PATH.exec(request.url ?? '')?.[1] ?? '');
-  const opened = await options.registry.get(appId);
-  if (!opened) return { status: 404, message: `No app with id "${appId}"` };
+  const appId = pathAppId(request.url);
+  const opened = appId === undefined ? null : await options.registry.get(appId);
+  if (appId === undefined || !opened) return { status: 404, message: 'No app with this id' };
   const address = request.socket.remoteAddress ?? 'unknown';
   let caller: Caller | undefined;
   let authorization: string | undefined;

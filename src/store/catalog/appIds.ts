@@ -10,6 +10,13 @@ export function isAppId(value: string): boolean {
   return APP_ID_PATTERN.test(value);
 }
 
+/** App names: a letter, then up to 62 letters, digits, `_` or `-`. */
+export const APP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+
+export function isAppName(value: string): boolean {
+  return APP_NAME_PATTERN.test(value);
+}
+
 /** The schema of an app's tables: `app_<id>`. */
 export function appSchemaName(appId: string): string {
   if (!isAppId(appId)) throw badInput(`"${appId}" is not a valid app id`);

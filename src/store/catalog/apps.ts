@@ -6,7 +6,7 @@ import type { AppSettings } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import { UNBOUNDED_TRANSACTION } from '../statements.js';
 import type { Queryable, Transaction } from '../types.js';
-import { appSchemaName, isAppId } from './appIds.js';
+import { appSchemaName, isAppId, isAppName } from './appIds.js';
 
 export interface AppRow {
   id: string;
@@ -53,6 +53,8 @@ export async function insertApp(q: Queryable, app: { id: string; name: string; s
 
 /** A live app by id, or else by name. */
 export async function findApp(q: Queryable, idOrName: string): Promise<AppRow | null> {
+  // Neither an id nor a name (NUL, 2,000 characters, `../x`): nothing to look for.
+  if (!isAppId(idOrName) && !isAppName(idOrName)) return null;
   const { rows } = await q.query<AppRecord>(sql`${SELECT_APPS}
     WHERE a.id = ${idOrName} OR a.name = ${idOrName}
     ORDER BY (a.id = ${idOrName}) DESC

@@ -2,6 +2,7 @@
 // becomes DDL, in the plan's order. A new app also gets its schema and the built-in admin role.
 
 import { isTesseraError } from '../../errors/index.js';
+import { ADMIN_ROLE } from '../../model/index.js';
 import type { MigrationPlan, MigrationStep } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import { appSchemaName } from '../catalog/appIds.js';
@@ -14,9 +15,6 @@ import { alterEnum } from './enumSteps.js';
 import { addField, dropField, renameField } from './fieldSteps.js';
 import { addJoinField, addRelation, dropJoinField, dropRelation, renameRelation } from './relationSteps.js';
 import { createType, dropType, renameType } from './typeSteps.js';
-
-/** The role every new app starts with; its members have full access. */
-const ADMIN_ROLE = 'admin';
 
 async function applyStep(ctx: DdlContext, step: MigrationStep): Promise<void> {
   switch (step.kind) {
