@@ -62,6 +62,11 @@ export class AppRegistry {
     this.#tokens.clear();
   }
 
+  /** Apps held in memory (loaded or loading). */
+  get size(): number {
+    return this.#apps.size;
+  }
+
   /** The live app with this id, or null when there is none. */
   async get(appId: string): Promise<LiveApp | null> {
     // A path segment that cannot be an id (NUL, 2,000 characters, `..`) never reaches the store.

@@ -1,7 +1,9 @@
 // Builds the Fastify instance: logger, limits and the plugins in the order of their hooks.
 // It neither opens nor closes the store; startServer does that.
 
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/index.js';
@@ -65,6 +67,16 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 }
 
 /**
+ * The client address of a request Fastify does not route (a WebSocket upgrade), worked out as
+ * Fastify works out `request.ip`: `X-Forwarded-For` only as far as the operator trusts proxies.
+ */
+function clientAddressOf(trust: TrustProxy): (request: IncomingMessage) => string {
+  const trusted = fastifyTrustProxy(trust);
+  const fn = typeof trusted === 'function' ? trusted : typeof trusted === 'boolean' ? () => trusted : proxyAddr.compile(trusted);
+  return (request) => proxyAddr(request, fn);
+}
+
+/**
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
  *   parsing     JSON bodies only (415 otherwise), at most `bodyLimit` bytes (413)
@@ -115,7 +127,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const throttle = new LoginThrottle(options.store, options.loginLimits);
   const directory = new SubscriberDirectory(options.store);
   installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle, directory });
-  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS, directory });
+  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, clientAddress: clientAddressOf(options.trustProxy ?? false), maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS, directory });
   installConsole(app);
   return app;
 }

@@ -183,7 +183,7 @@ describe('logs', () => {
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
     const lines = server.logs.filter((l) => l.requestId === requestId);
     expect(lines).toEqual([
-      expect.objectContaining({ msg: 'request completed', method: 'POST', path: '/admin/graphql', statusCode: 200, responseTime: expect.any(Number) }),
+      expect.objectContaining({ msg: 'request completed', method: 'POST', path: '/admin/graphql', statusCode: 200, address: '127.0.0.1', responseTime: expect.any(Number) }),
     ]);
   });
 

@@ -83,14 +83,21 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
   const id = decodeId(String(input.id), USER, 'input.id');
   const newPassword = String(input.newPassword ?? '');
   if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
+  const oldPassword = checkText(String(input.oldPassword ?? ''), 'input.oldPassword', undefined);
+  // Someone else's id answers like a wrong password: it must not tell whether the user exists.
+  const mine = admin || callerId === id;
+  // The old password is a password guess like a login's (a stolen token must not let its
+  // holder try passwords without end): counted under the account's username, before it is
+  // checked. Another's id counts under that id, looked up nowhere.
+  const username = mine ? await usernameOf(s, m, id) : undefined;
+  const key = username ?? `id:${id}`;
+  await m.hooks.loginAttempt(key);
   try {
-    return await writeTransaction(m.store, s, m.hooks, async (w) => {
+    const answer = await writeTransaction(m.store, s, m.hooks, async (w) => {
       const tx = w.tx;
       const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid FOR UPDATE`);
       const user = rows[0];
-      // Someone else's id answers like a wrong password: it must not tell whether the user exists.
-      const mine = admin || callerId === id;
-      const ok = await m.hooks.verifyPassword(mine ? (user?.password ?? null) : null, String(input.oldPassword ?? ''));
+      const ok = await m.hooks.verifyPassword(mine ? (user?.password ?? null) : null, oldPassword);
       if (!user || !ok) throw unauthenticated('Wrong password');
       const stored = await m.hooks.hashPassword(newPassword);
       await tx.query(sql`UPDATE ${w.app.table(USER)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
@@ -108,7 +115,15 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
       await readPhase(view, tx, parts, 'after', read);
       return assemble(parts, read);
     });
+    await m.hooks.loginSucceeded(key);
+    return answer;
   } catch (err) {
     throw writeError(s.app, err);
   }
+}
+
+/** The username of the user `id`, read before the transaction (the throttle's key). */
+async function usernameOf(s: CompileState, m: MutationContext, id: string): Promise<string | undefined> {
+  const { rows } = await m.store.query<{ username: string }>(sql`SELECT username FROM ${s.app.table(USER)} WHERE id = ${id}::uuid`);
+  return rows[0]?.username;
 }

@@ -30,6 +30,8 @@ export interface AppSubscriptionOptions {
   registry: AppRegistry;
   platformKey: string;
   throttle: LoginThrottle;
+  /** The client's address (the login throttle's), honouring trusted proxies as HTTP requests do. */
+  clientAddress: (request: IncomingMessage) => string;
   /** The largest WebSocket message a client may send. */
   maxPayload: number;
   /** Where the subscription gauges are registered. */
@@ -112,7 +114,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
   const appId = pathAppId(request.url);
   const opened = appId === undefined ? null : await options.registry.get(appId);
   if (appId === undefined || !opened) return { status: 404, message: 'No app with this id' };
-  const address = request.socket.remoteAddress ?? 'unknown';
+  const address = options.clientAddress(request);
   let caller: Caller | undefined;
   let authorization: string | undefined;
   let recheck: NodeJS.Timeout | undefined;

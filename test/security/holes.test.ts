@@ -1,0 +1,113 @@
+// Holes found while proving the defaults, each with the attack that found it, through the real
+// server on both stores: the old password of changeUserPassword guessed without limit by the
+// holder of a stolen token, WebSocket logins counted under the proxy's address instead of the
+// client's, the operator's own login limits, and made-up app ids filling the app cache.
+
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AppRegistry } from '../../src/server/appRegistry.js';
+import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import type { GraphQLResult, Json, TestApp } from '../api/harness.js';
+import { startTestServer } from '../server/harness.js';
+import type { TestServer } from '../server/harness.js';
+import { openTestStore } from '../helpers/stores.js';
+
+const LOGIN = 'mutation($i: LoginUserInput!) { loginUser(input: $i) { token } }';
+const CHANGE = 'mutation($i: ChangeUserPasswordInput!) { changeUserPassword(input: $i) { changedUser { id } } }';
+
+function codes(reply: GraphQLResult | { body: Json }): string[] {
+  return (reply.body.errors ?? []).map((e: Json) => e.extensions?.code as string);
+}
+
+describe.each(STORE_KINDS)('holes found while proving the defaults (%s)', (kind) => {
+  let server: TestServer;
+  let app: TestApp;
+  beforeAll(async () => {
+    // Behind a trusted proxy, with the operator's own, smaller limit per username.
+    server = await startTestServer(kind, {
+      trustProxy: true,
+      loginLimits: {
+        perUserAndAddress: { points: 10, seconds: 900 },
+        perUser: { points: 20, seconds: 900 },
+        perAddress: { points: 100, seconds: 3600 },
+      },
+    });
+    app = await createTestApp(server, 'type Note @model { text: String }');
+  });
+  afterAll(async () => server?.close());
+
+  async function signUp(username: string): Promise<{ id: string; token: string }> {
+    const data = await app.data('mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } token } }', { i: { username, password: 'right-pw-1' } });
+    return { id: data.createUser.changedUser.id, token: data.createUser.token };
+  }
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  it('throttles old-password guesses through changeUserPassword, which share the login limits', async () => {
+    const victim = await signUp('stolen');
+    const asThief = { authorization: `Bearer ${victim.token}`, ...from('198.51.100.1') };
+    for (let i = 0; i < 10; i++) expect(codes(await app.gql(CHANGE, { i: { id: victim.id, oldPassword: `guess-${i}`, newPassword: 'mine-now-1' } }, asThief))).toEqual(['UNAUTHENTICATED']);
+    const blocked = await app.gql(CHANGE, { i: { id: victim.id, oldPassword: 'right-pw-1', newPassword: 'mine-now-1' } }, asThief);
+    expect(blocked.status).toBe(429);
+    expect(codes(blocked)).toEqual(['RATE_LIMITED']);
+    // The same account's logins from that address are held at the same limit.
+    expect(codes(await app.gql(LOGIN, { i: { username: 'stolen', password: 'right-pw-1' } }, from('198.51.100.1')))).toEqual(['RATE_LIMITED']);
+    // The owner, elsewhere, still logs in and changes the password.
+    const owner = await app.gql(LOGIN, { i: { username: 'stolen', password: 'right-pw-1' } }, from('203.0.113.9'));
+    expect(codes(owner)).toEqual([]);
+  });
+
+  it("applies the operator's limit per username across addresses (20 here)", async () => {
+    await signUp('target');
+    for (let i = 0; i < 20; i++) expect(codes(await app.gql(LOGIN, { i: { username: 'target', password: `guess-${i}` } }, from(`192.0.2.${i + 1}`)))).toEqual(['UNAUTHENTICATED']);
+    expect(codes(await app.gql(LOGIN, { i: { username: 'target', password: 'right-pw-1' } }, from('192.0.2.200')))).toEqual(['RATE_LIMITED']);
+  });
+
+  it("counts WebSocket logins under the client's forwarded address, as HTTP does", async () => {
+    await signUp('socketeer');
+    const socketFrom = (address: string) =>
+      createClient({
+        url: app.endpoint.replace(/^http/, 'ws'),
+        webSocketImpl: class extends WebSocket {
+          constructor(url: string, protocols?: string | string[]) {
+            super(url, protocols, { headers: from(address) });
+          }
+        },
+        retryAttempts: 0,
+        lazy: true,
+      });
+    const login = (client: ReturnType<typeof createClient>, password: string) =>
+      new Promise<Json>((resolve, reject) => {
+        let result: Json;
+        client.subscribe({ query: LOGIN, variables: { i: { username: 'socketeer', password } } }, { next: (r) => void (result = r), error: reject, complete: () => resolve(result) });
+      });
+    const guesser = socketFrom('198.51.100.50');
+    for (let i = 0; i < 10; i++) expect(codes({ body: await login(guesser, `guess-${i}`) })).toEqual(['UNAUTHENTICATED']);
+    expect(codes({ body: await login(guesser, 'right-pw-1') })).toEqual(['RATE_LIMITED']);
+    // Another client behind the same proxy is a different address: its login goes through.
+    const owner = socketFrom('198.51.100.51');
+    const ok = await login(owner, 'right-pw-1');
+    expect(codes({ body: ok })).toEqual([]);
+    expect(typeof ok.data.loginUser.token).toBe('string');
+    await guesser.dispose();
+    await owner.dispose();
+  });
+});
+
+describe.each(STORE_KINDS)('the app cache (%s)', (kind) => {
+  it('does not remember app ids that name no app, however many a client makes up', async () => {
+    const test = await openTestStore(kind);
+    const registry = new AppRegistry(test.store);
+    try {
+      const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+      const madeUp = () => 'z' + [...randomBytes(11)].map((b) => alphabet[b % alphabet.length]).join('');
+      const answers = await Promise.all(Array.from({ length: 2000 }, () => registry.get(madeUp())));
+      expect(answers.every((a) => a === null)).toBe(true);
+      for (const id of ['\u0000', 'a'.repeat(2000), '../../etc', 'ABCDEFGHIJKL']) expect(await registry.get(id)).toBeNull();
+      expect(registry.size).toBe(0);
+    } finally {
+      await test.close();
+    }
+  });
+});
