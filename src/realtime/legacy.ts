@@ -17,7 +17,17 @@ interface LegacyMessage {
   payload?: unknown;
 }
 
-export function serveLegacy(socket: WebSocket, session: SocketSession, handle: StreamSocket, urlAuthorization: string | undefined): void {
+/** A frame's message: a JSON object, or undefined for anything else (`null`, `[]`, `5`, not JSON). */
+function parseMessage(text: string): LegacyMessage | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as LegacyMessage) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function serveLegacy(socket: WebSocket, session: SocketSession, handle: StreamSocket, urlAuthorization: string | undefined, onError: (err: unknown) => void): void {
   let acknowledged = false;
   /** Settles with the outcome of connection_init: clients may send start before the ack. */
   let initialised: Promise<boolean> | undefined;
@@ -69,11 +79,20 @@ export function serveLegacy(socket: WebSocket, session: SocketSession, handle: S
   };
 
   socket.on('message', (raw) => {
-    let message: LegacyMessage;
+    // A listener that throws would take the whole process down: one bad frame must only ever
+    // end its own connection.
     try {
-      message = JSON.parse(String(raw)) as LegacyMessage;
-    } catch {
-      send({ type: 'error', payload: { message: 'Message must be JSON' } });
+      onMessage(raw);
+    } catch (err) {
+      onError(err);
+      socket.close(LEGACY_CLOSE_REFUSED, 'Internal error');
+    }
+  });
+
+  const onMessage = (raw: unknown) => {
+    const message = parseMessage(String(raw));
+    if (message === undefined) {
+      send({ type: 'error', payload: { message: 'Each message must be a JSON object' } });
       return;
     }
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? String(message.id) : undefined;
@@ -124,7 +143,7 @@ export function serveLegacy(socket: WebSocket, session: SocketSession, handle: S
       default:
         send({ type: 'error', ...(id === undefined ? {} : { id }), payload: { message: `Unknown message type ${JSON.stringify(message.type)}` } });
     }
-  });
+  };
 
   socket.once('close', () => {
     clearTimeout(initTimeout);

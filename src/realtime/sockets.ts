@@ -142,7 +142,7 @@ export class RealtimeSockets {
       this.#connections.delete(connection);
     });
     if (legacy) {
-      serveLegacy(socket, session, handle, urlAuthorization(request));
+      serveLegacy(socket, session, handle, urlAuthorization(request), (err) => this.#options.onError(err));
       return;
     }
     const closed = this.#server.opened(

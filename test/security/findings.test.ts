@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp, startApiServer } from '../api/harness.js';
 import type { GraphQLResult, Json, TestApp } from '../api/harness.js';
-import { postFrom, rawHttp, rawUpgrade } from './raw.js';
+import { postFrom, rawHttp, rawUpgrade } from '../helpers/raw.js';
 
 function codes(reply: GraphQLResult | { body: Json }): string[] {
   return (reply.body.errors ?? []).map((e: Json) => e.extensions?.code as string);

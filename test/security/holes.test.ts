@@ -1,7 +1,9 @@
 // Holes found while proving the defaults, each with the attack that found it, through the real
 // server on both stores: the old password of changeUserPassword guessed without limit by the
 // holder of a stolen token, WebSocket logins counted under the proxy's address instead of the
-// client's, the operator's own login limits, and made-up app ids filling the app cache.
+// client's, the operator's own login limits, a `null` frame on the older WebSocket protocol
+// that threw in the server's listener (found by the edge fuzzer), and made-up app ids filling
+// the app cache.
 
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
@@ -92,6 +94,41 @@ describe.each(STORE_KINDS)('holes found while proving the defaults (%s)', (kind)
     expect(typeof ok.data.loginUser.token).toBe('string');
     await guesser.dispose();
     await owner.dispose();
+  });
+});
+
+describe.each(STORE_KINDS)('the older WebSocket protocol (%s)', (kind) => {
+  let server: TestServer;
+  let app: TestApp;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    app = await createTestApp(server, 'type Note @model { text: String }');
+  });
+  afterAll(async () => server?.close());
+
+  it('answers frames that are JSON but not objects with an error, and keeps serving (a null frame threw in the listener)', async () => {
+    const socket = new WebSocket(app.endpoint.replace(/^http/, 'ws'), ['graphql-ws']);
+    const messages: Json[] = [];
+    socket.on('message', (data) => void messages.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const until = async (n: number) => {
+      for (let i = 0; i < 200 && messages.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return messages.slice(0, n);
+    };
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } }));
+    await until(2);
+    expect(messages.slice(0, 2).map((m) => m.type)).toEqual(['connection_ack', 'ka']);
+    for (const frame of ['null', '[]', '5', '"start"', 'true', 'not json']) socket.send(frame);
+    const errors = (await until(8)).slice(2);
+    expect(errors.map((m) => m.type)).toEqual(['error', 'error', 'error', 'error', 'error', 'error']);
+    socket.send(JSON.stringify({ type: 'start', id: '1', payload: { query: '{ viewer { allNotes { aggregations { count } } } }' } }));
+    const [data] = (await until(9)).slice(8);
+    expect(data).toEqual({ type: 'data', id: '1', payload: { data: { viewer: { allNotes: { aggregations: { count: 0 } } } } } });
+    socket.close();
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
   });
 });
 
