@@ -118,8 +118,15 @@ describe.each(STORE_KINDS)('permission matrix (%s)', (kind) => {
       expect: { anonymous: c('NOT_FOUND'), A: v(true), B: c('NOT_FOUND'), R: c('FORBIDDEN'), admin: v(true) },
     },
     {
+      // B's user is not readable by A: its id answers as the id of nothing.
       name: 'updateNote moving it to another owner',
       send: (as) => as('mutation($i: UpdateNoteInput!) { updateNote(input: $i) { clientMutationId } }', { i: { id: ids.note, ownerId: ids.B } }),
+      read: () => true,
+      expect: { anonymous: c('NOT_FOUND'), A: c('BAD_USER_INPUT'), B: c('NOT_FOUND'), R: c('FORBIDDEN') },
+    },
+    {
+      name: 'updateNote dropping its owner (out of the writer\'s reach)',
+      send: (as) => as('mutation($i: UpdateNoteInput!) { updateNote(input: $i) { clientMutationId } }', { i: { id: ids.note, ownerId: '' } }),
       read: () => true,
       expect: { anonymous: c('NOT_FOUND'), A: c('FORBIDDEN'), B: c('NOT_FOUND'), R: c('FORBIDDEN') },
     },

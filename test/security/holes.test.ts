@@ -148,3 +148,45 @@ describe.each(STORE_KINDS)('the app cache (%s)', (kind) => {
     }
   });
 });
+
+describe.each(STORE_KINDS)('links to objects the caller may not read (%s)', (kind) => {
+  const SCHEMA = `
+    type User @model { team: Team @relation(name: "TeamMembers") }
+    type Team @model @permission(scope: RELATION, userFields: ["members"], read: true) {
+      name: String!
+      members: [User] @relation(name: "TeamMembers")
+      board: Board @relation(name: "TeamBoard")
+    }
+    type Board @model @permission(scope: AUTHENTICATED, read: true, create: true) { title: String team: Team @relation(name: "TeamBoard") }
+    type Club @model @permission(scope: EVERYONE, read: true) { name: String! }
+  `;
+  let server: TestServer;
+  let app: TestApp;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    app = await createTestApp(server, SCHEMA);
+  });
+  afterAll(async () => server?.close());
+
+  it('refuses to join a hidden team by setting teamId, exactly as for an id of nothing', async () => {
+    const made = await app.data('mutation { createTeam(input: { name: "Red Team" }) { changedTeam { id } } }');
+    const team = made.createTeam.changedTeam.id as string;
+    const nothing = (await app.data('mutation { createTeam(input: { name: "Gone" }) { changedTeam { id } } }')).createTeam.changedTeam.id as string;
+    await app.data('mutation($i: DeleteTeamInput!) { deleteTeam(input: $i) { clientMutationId } }', { i: { id: nothing } });
+    const signUp = await app.gql('mutation { createUser(input: { username: "mallory", password: "pw-123456" }) { changedUser { id } token } }', {}, {});
+    const me = signUp.body.data.createUser.changedUser.id as string;
+    const as = { authorization: `Bearer ${signUp.body.data.createUser.token}` };
+    const join = 'mutation($i: UpdateUserInput!) { updateUser(input: $i) { changedUser { team { name } } } }';
+    const hidden = await app.gql(join, { i: { id: me, teamId: team } }, as);
+    const missing = await app.gql(join, { i: { id: me, teamId: nothing } }, as);
+    expect(codes(hidden)).toEqual(['BAD_USER_INPUT']);
+    expect(hidden.body.errors[0].message).toBe(missing.body.errors[0].message);
+    expect((await app.gql('{ viewer { allTeams { aggregations { count } } } }', {}, as)).body.data.viewer.allTeams.aggregations.count).toBe(0);
+    // Signing up straight into the team, or creating a board on it (link held by the other side), fails alike.
+    expect(codes(await app.gql('mutation($i: CreateUserInput!) { createUser(input: $i) { token } }', { i: { username: 'eve', password: 'pw-123456', teamId: team } }, {}))).toEqual(['BAD_USER_INPUT']);
+    expect(codes(await app.gql('mutation($i: CreateBoardInput!) { createBoard(input: $i) { changedBoard { id } } }', { i: { title: 'b', teamId: team } }, as))).toEqual(['BAD_USER_INPUT']);
+    // An admin puts mallory in the team; then she sees it.
+    await app.data(join, { i: { id: me, teamId: team } });
+    expect((await app.gql('{ viewer { allTeams { edges { node { name } } } } }', {}, as)).body.data.viewer.allTeams.edges).toEqual([{ node: { name: 'Red Team' } }]);
+  });
+});

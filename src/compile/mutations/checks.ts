@@ -26,6 +26,19 @@ async function holds(s: CompileState, tx: Transaction, type: ModelType, id: stri
   return rowCount > 0;
 }
 
+/**
+ * A relation id must name an object the caller may read: one it may not is answered exactly
+ * like an id of nothing, so a link can neither reveal that a hidden object exists nor attach
+ * the caller to it (joining a team whose rule reads `RELATION members` by setting `teamId`).
+ */
+export async function requireLinkable(s: CompileState, tx: Transaction, type: ModelType, id: string, what: string, field: string): Promise<void> {
+  const t = ident('lnk');
+  const condition = s.allowed(type, 'read', t);
+  const where = condition === TRUE ? sql`` : sql` AND ${condition}`;
+  const { rowCount } = await tx.query(bind(sql`SELECT 1 FROM ${s.app.table(type.table)} ${t} WHERE ${t}.id = ${id}::uuid${where}`, s.binder.request));
+  if (rowCount === 0) throw badInput(`${what}: no ${type.name} has that id`, { field });
+}
+
 /** The fields given in an input that have rules of their own for `op`. */
 function guardedFields(type: ModelType, input: Readonly<Record<string, unknown>>, op: PermissionOperation): string[] {
   return type.fields

@@ -10,7 +10,7 @@ import type { SqlFragment } from '../../sql/index.js';
 import type { Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
-import { enrolCreator, requireExisting, requireWrite } from './checks.js';
+import { enrolCreator, requireExisting, requireLinkable, requireWrite } from './checks.js';
 import { rowJson } from './events.js';
 import type { RowEvents } from './events.js';
 import { decodeId } from '../ids.js';
@@ -79,11 +79,6 @@ function relationTarget(type: ModelType, field: RelationField, v: unknown): stri
   return decodeId(String(v), field.target, `${type.name}.${field.name}Id`);
 }
 
-async function exists(w: Writer, type: string, id: string): Promise<boolean> {
-  const found = await w.tx.query(sql`SELECT 1 FROM ${w.app.table(type)} WHERE id = ${id}::uuid`);
-  return found.rowCount > 0;
-}
-
 /**
  * Clears `column` on the rows of `holder` that point at `target` (except `keep`): a link moved
  * away from another object changes that object, so the caller needs update on it.
@@ -105,7 +100,7 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
   const link = w.app.link(type, field);
   const what = `${type.name}.${field.name}Id`;
   if (link.kind === 'holds') {
-    if (target !== null && !(await exists(w, field.target, target))) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
+    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, `${field.name}Id`);
     const relation = w.app.relation(field.relation);
     if (target !== null && relation.kind === 'oneToOne') {
       await unlink(w, type, link.column, target, id);
@@ -116,6 +111,7 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
   }
   if (link.kind === 'heldBy') {
     const table = w.app.table(w.app.type(field.target).table);
+    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, `${field.name}Id`);
     await unlink(w, w.app.type(field.target), link.column, id);
     if (target === null) return;
     const moved = await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = ${id}::uuid WHERE id = ${target}::uuid`);
@@ -151,8 +147,10 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
     if (!field.list && isGiven(idInput) && idInput !== null && idInput !== '') {
       const targetId = given ?? relationTarget(type, field, idInput);
       if (link.kind === 'holds') {
-        // The id goes into the INSERT itself; the foreign key checks that it names an object
-        // (its violation is BAD_USER_INPUT). A one-to-one link is first taken from its holder.
+        // The id goes into the INSERT itself, once it names an object the caller may read (a
+        // parent's id, fixed by a nested create, needs no check). A one-to-one link is first
+        // taken from its holder.
+        if (given === undefined && targetId !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), targetId, `${type.name}.${field.name}Id`, `${field.name}Id`);
         if (w.app.relation(field.relation).kind === 'oneToOne' && targetId !== null) {
           await unlink(w, type, link.column, targetId);
         }
