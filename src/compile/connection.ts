@@ -219,11 +219,12 @@ function aggregations(s: CompileState, source: RowSource, where: unknown, nodes:
   const z = s.alias();
   const j = s.alias('j');
   const target = source.target;
-  const fields = collectFields(s, subSelections(nodes), new Set([`${target.name}Aggregations`]));
+  const typeName = s.app.names.aggregations(target.name);
+  const fields = collectFields(s, subSelections(nodes), new Set([typeName]));
   const pairs: [string, SqlFragment][] = [];
   for (const [key, group] of fields) {
     const fn = (group[0] as FieldNode).name.value;
-    if (fn === '__typename') pairs.push([key, sql`${literal(`${target.name}Aggregations`)}::text`]);
+    if (fn === '__typename') pairs.push([key, sql`${literal(typeName)}::text`]);
     else if (fn === 'count') pairs.push([key, sql`count(*)`]);
     else if (fn === 'min' || fn === 'max' || fn === 'sum' || fn === 'avg') pairs.push([key, aggregate(s, target, z, fn, group)]);
     else throw new Error(`unknown aggregation ${fn}`);
@@ -235,7 +236,7 @@ function aggregations(s: CompileState, source: RowSource, where: unknown, nodes:
 }
 
 function aggregate(s: CompileState, target: ModelType, z: SqlFragment, fn: 'min' | 'max' | 'sum' | 'avg', nodes: readonly FieldNode[]): SqlFragment {
-  const typeName = `${target.name}${fn.charAt(0).toUpperCase()}${fn.slice(1)}Aggregate`;
+  const typeName = s.app.names.aggregate(fn, target.name);
   const fields = collectFields(s, subSelections(nodes), new Set([typeName]));
   const pairs: [string, SqlFragment][] = [];
   const call = fn === 'min' ? sql`min` : fn === 'max' ? sql`max` : fn === 'sum' ? sql`sum` : sql`avg`;

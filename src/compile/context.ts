@@ -1,8 +1,9 @@
-// What the compiler knows about one app version: its model indexed for lookups, the
-// GraphQL schema requests are validated against, and where its tables live.
+// What the compiler knows about one app version: its model indexed for lookups, the names of
+// its generated API, the GraphQL schema requests are validated against, and where its tables
+// live. Root and payload fields are told apart by their role (graphql/roles.ts), not by name.
 
 import type { GraphQLSchema } from 'graphql';
-import { relationLink } from '../model/index.js';
+import { ApiNames, relationLink } from '../model/index.js';
 import type { AppModel, AppSettings, EmbeddedType, Field, Link, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -22,24 +23,16 @@ export interface ModelIndex {
   types: Map<string, ModelType>;
   embedded: Map<string, EmbeddedType>;
   relations: Map<string, Relation>;
-  /** Root query fields `getX` and `all<Plural>` → type name. */
-  getters: Map<string, string>;
-  lists: Map<string, string>;
-  /** Mutation fields → what they do. */
-  mutations: Map<string, MutationRoot>;
 }
-
-export type MutationRoot =
-  | { kind: 'create' | 'update' | 'delete'; type: string }
-  | { kind: 'login' }
-  | { kind: 'changePassword' }
-  | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string };
 
 export class AppContext {
   readonly index: ModelIndex;
   readonly dbSchema: string;
+  /** The names of the app's generated API (`names.edge('Post')` → `PostEdge`). */
+  readonly names: ApiNames;
   constructor(readonly app: AppVersion) {
     this.index = indexModel(app.model);
+    this.names = ApiNames.of(app.model);
     this.dbSchema = appSchemaName(app.id);
   }
 
@@ -80,26 +73,9 @@ export function valueFields(fields: readonly Field[]): ValueField[] {
 }
 
 function indexModel(model: AppModel): ModelIndex {
-  const index: ModelIndex = {
+  return {
     types: new Map(model.types.map((t) => [t.name, t])),
     embedded: new Map(model.embedded.map((e) => [e.name, e])),
     relations: new Map(model.relations.map((r) => [r.name, r])),
-    getters: new Map(),
-    lists: new Map(),
-    mutations: new Map(),
   };
-  for (const type of model.types) {
-    index.getters.set(`get${type.name}`, type.name);
-    index.lists.set(`all${type.plural}`, type.name);
-    for (const kind of ['create', 'update', 'delete'] as const) index.mutations.set(`${kind}${type.name}`, { kind, type: type.name });
-  }
-  index.mutations.set('loginUser', { kind: 'login' });
-  index.mutations.set('changeUserPassword', { kind: 'changePassword' });
-  for (const relation of model.relations) {
-    if (relation.storage.kind !== 'joinTable') continue;
-    index.mutations.set(`addTo${relation.name}Connection`, { kind: 'addEdge', relation: relation.name });
-    index.mutations.set(`update${relation.name}Connection`, { kind: 'updateEdge', relation: relation.name });
-    index.mutations.set(`removeFrom${relation.name}Connection`, { kind: 'removeEdge', relation: relation.name });
-  }
-  return index;
 }

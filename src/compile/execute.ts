@@ -10,7 +10,9 @@ import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { withStatementTimeout } from '../store/index.js';
 import type { Store } from '../store/index.js';
+import { roleOf } from '../graphql/index.js';
 import type { AppContext } from './context.js';
+import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
 import type { WriteHooks } from './mutations/rows.js';
 import { Binder, bindPrepared, prepare, shapeKey } from './params.js';
@@ -175,13 +177,9 @@ async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode,
   return { text: JSON.stringify(data?.[key] ?? null), errors: result.errors ?? [] };
 }
 
-/**
- * Reads are compiled with the app's rules for every caller but admin tokens, and object
- * mutations are checked against them inside their transaction. Edge mutations still need an
- * admin token until their own rules are checked.
- */
+/** A mutation an anonymous caller may not even start (changing a password). */
 function forbidden(key: string): TesseraError {
-  return new TesseraError('FORBIDDEN', `${key}: this mutation needs an admin token of the app`);
+  return new TesseraError('FORBIDDEN', `${key}: this mutation needs a logged-in user or an admin token of the app`);
 }
 
 export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResult> {
@@ -239,10 +237,10 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         continue;
       }
       try {
-        // Mutations are checked against the rules inside their transaction.
-        const root = args.app.index.mutations.get(node.name.value);
-        const open = root !== undefined && (root.kind !== 'changePassword' || args.userId !== undefined);
-        if (!args.admin && !open) throw forbidden(key);
+        // Mutations are checked against the rules inside their transaction; only changing a
+        // password needs someone logged in (or an admin token) before anything is read.
+        const role = roleOf(fieldOf(s, 'Mutation', node.name.value));
+        if (!args.admin && role.kind === 'changePassword' && args.userId === undefined) throw forbidden(key);
         const text = await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes);
         const resolved = resolveRefusals(text, key, node);
         errors.push(...resolved.errors);

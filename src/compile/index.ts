@@ -10,5 +10,5 @@ export { decodeAnyId, decodeId, encodeId } from './ids.js';
 export { storedPassword } from './users.js';
 export { EVENTS_CHANNEL, MAX_NOTICE_BYTES } from './mutations/events.js';
 export type { EventNotice, RowEvent, RowEventKind } from './mutations/events.js';
-export { eventResult, mutationName, planSubscription } from './subscription.js';
+export { eventResult, planSubscription } from './subscription.js';
 export type { EventResult, SubscribeArgs, SubscriptionPlan } from './subscription.js';

@@ -2,8 +2,8 @@
 // singular relations (correlated subqueries) and list relations (nested connections), and
 // the join object of a many-to-many edge.
 
-import { getNamedType } from 'graphql';
-import type { FieldNode, GraphQLObjectType } from 'graphql';
+import { getNamedType, isObjectType } from 'graphql';
+import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
 import type { ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -20,18 +20,26 @@ import type { CompileState } from './state.js';
 import { dateTimeOut, jsonObject, valueOut } from './values.js';
 import type { EmbeddedSelection } from './values.js';
 
-/** The type names a model object satisfies in fragment type conditions. */
-export function modelTypeNames(type: string): ReadonlySet<string> {
-  return new Set([type, 'Node', 'Timestamped']);
+/** The type names an object of the GraphQL type `name` satisfies in fragment type conditions: its own and its interfaces'. */
+export function typeNamesOf(s: CompileState, name: string): ReadonlySet<string> {
+  const type = s.app.app.schema.getType(name);
+  return new Set([name, ...(isObjectType(type) ? type.getInterfaces().map((i) => i.name) : [])]);
 }
 
 /** The fields of a response key's nodes as asked of a model object. */
 export function modelFields(s: CompileState, type: string, nodes: readonly FieldNode[]): Fields {
-  return collectFields(s, subSelections(nodes), modelTypeNames(type));
+  return collectFields(s, subSelections(nodes), typeNamesOf(s, type));
 }
 
 export function objectType(s: CompileState, name: string): GraphQLObjectType {
   return s.app.app.schema.getType(name) as GraphQLObjectType;
+}
+
+/** The field `name` of the GraphQL object type `parent`, whose role says what it does. */
+export function fieldOf(s: CompileState, parent: string, name: string): GraphQLField<unknown, unknown> {
+  const def = objectType(s, parent).getFields()[name];
+  if (!def) throw new Error(`no GraphQL field ${parent}.${name}`);
+  return def;
 }
 
 /** The selection of an embedded value as a tree of response keys. */

@@ -9,7 +9,7 @@ import type { SqlFragment } from '../sql/index.js';
 import { readArguments } from './args.js';
 import { connection } from './connection.js';
 import { decodeAnyId, decodeId } from './ids.js';
-import { modelFields, modelObject, objectType } from './object.js';
+import { fieldOf, modelFields, modelObject } from './object.js';
 import type { RequestValues } from './params.js';
 import { collectFields, subSelections } from './selection.js';
 import type { CompileState } from './state.js';
@@ -17,6 +17,7 @@ import { jsonObject } from './values.js';
 import { TRUE } from './where.js';
 import { whereAll } from './where.js';
 import { getNamedType } from 'graphql';
+import { roleOf } from '../graphql/index.js';
 
 /** `SELECT (<json>)::text`: the driver hands the text over without parsing it. */
 export function statementOf(json: SqlFragment): SqlFragment {
@@ -24,9 +25,7 @@ export function statementOf(json: SqlFragment): SqlFragment {
 }
 
 function argumentsOf(s: CompileState, parent: string, node: FieldNode): Record<string, unknown> {
-  const def = objectType(s, parent).getFields()[node.name.value];
-  if (!def) throw new Error(`no GraphQL field ${parent}.${node.name.value}`);
-  return readArguments(def.args, node.arguments, s.binder);
+  return readArguments(fieldOf(s, parent, node.name.value).args, node.arguments, s.binder);
 }
 
 /** The JSON of one row of `type` by uuid parameter, or SQL NULL. */
@@ -40,14 +39,20 @@ export function rowById(s: CompileState, typeName: string, id: SqlFragment, node
 /** The JSON of a root query field (not `__typename` or introspection). */
 export function queryField(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
   const node = nodes[0] as FieldNode;
-  const name = node.name.value;
-  if (name === 'viewer') return viewer(s, nodes);
-  if (name === 'node') return nodeField(s, nodes);
-  const typeName = s.app.index.getters.get(name);
-  if (!typeName) throw new Error(`unknown query field ${name}`);
-  const args = argumentsOf(s, 'Query', node);
-  const id = s.binder.param(args.id, (v) => decodeId(String(v), typeName, 'id'));
-  return rowById(s, typeName, id, nodes);
+  const role = roleOf(fieldOf(s, 'Query', node.name.value));
+  switch (role.kind) {
+    case 'viewer':
+      return viewer(s, nodes);
+    case 'node':
+      return nodeField(s, nodes);
+    case 'getById': {
+      const args = argumentsOf(s, 'Query', node);
+      const id = s.binder.param(args.id, (v) => decodeId(String(v), role.type, 'id'));
+      return rowById(s, role.type, id, nodes);
+    }
+    default:
+      throw new Error(`${node.name.value} is not a query field`);
+  }
 }
 
 function nodeField(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
@@ -72,17 +77,27 @@ export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragmen
   for (const [key, group] of fields) {
     const node = group[0] as FieldNode;
     const name = node.name.value;
-    if (name === '__typename') pairs.push([key, sql`'Viewer'::text`]);
-    else if (name === 'id') pairs.push([key, sql`${s.binder.fromRequest(viewerId)}::text`]);
-    else if (name === 'user') pairs.push([key, rowById(s, USER, s.binder.fromRequest((r) => r.userId ?? null), group)]);
-    else {
-      const typeName = s.app.index.lists.get(name);
-      if (!typeName) throw new Error(`unknown viewer field ${name}`);
-      const def = objectType(s, 'Viewer').getFields()[name];
-      if (!def) throw new Error(`no GraphQL field Viewer.${name}`);
-      const args = readArguments(def.args, node.arguments, s.binder);
-      const source = { target: s.app.type(typeName), parent: () => TRUE };
-      pairs.push([key, connection(s, source, args, group, `viewer.${name}`, getNamedType(def.type).name)]);
+    if (name === '__typename') {
+      pairs.push([key, sql`'Viewer'::text`]);
+      continue;
+    }
+    const def = fieldOf(s, 'Viewer', name);
+    const role = roleOf(def);
+    switch (role.kind) {
+      case 'viewerId':
+        pairs.push([key, sql`${s.binder.fromRequest(viewerId)}::text`]);
+        break;
+      case 'viewerUser':
+        pairs.push([key, rowById(s, USER, s.binder.fromRequest((r) => r.userId ?? null), group)]);
+        break;
+      case 'allRows': {
+        const args = readArguments(def.args, node.arguments, s.binder);
+        const source = { target: s.app.type(role.type), parent: () => TRUE };
+        pairs.push([key, connection(s, source, args, group, `viewer.${name}`, getNamedType(def.type).name)]);
+        break;
+      }
+      default:
+        throw new Error(`${name} is not a viewer field`);
     }
   }
   return jsonObject(pairs);

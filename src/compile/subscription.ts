@@ -8,7 +8,7 @@
 import { GraphQLError, Kind, getOperationAST, getVariableValues } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
 import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
-import { USER } from '../model/index.js';
+import { roleOf } from '../graphql/index.js';
 import { literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Queryable } from '../store/index.js';
@@ -16,7 +16,7 @@ import { readArguments } from './args.js';
 import type { AppContext } from './context.js';
 import { cursorSql } from './cursor.js';
 import type { RowEvent, RowEventKind } from './mutations/events.js';
-import { modelFields, modelObject, objectType } from './object.js';
+import { fieldOf, modelFields, modelObject } from './object.js';
 import { cursorKeys, signature, sortKeys } from './order.js';
 import { Binder, bindPrepared, boundValues, prepare, resolveDeep } from './params.js';
 import type { PreparedStatement, RequestValues } from './params.js';
@@ -56,17 +56,16 @@ export interface EventResult {
   errors: GraphQLError[];
 }
 
-const KIND_OF_VERB: Record<string, RowEventKind> = { create: 'create', update: 'update', delete: 'delete' };
-
-function mutationKind(typeName: string, name: string): RowEventKind | undefined {
-  if (typeName === USER && name === 'loginUser') return 'login';
-  const verb = /^(create|update|delete)(.+)$/.exec(name);
-  return verb && verb[2] === typeName ? KIND_OF_VERB[verb[1] as string] : undefined;
+/** The kind of event an `XMutationEvent` value names. */
+function mutationKind(app: AppContext, typeName: string, name: string): RowEventKind | undefined {
+  return app.names.mutationEvents(typeName).find((e) => e.name === name)?.kind;
 }
 
-/** The XMutationEvent value naming an event of `typeName`. */
-export function mutationName(typeName: string, kind: RowEventKind): string {
-  return kind === 'login' ? 'loginUser' : `${kind}${typeName}`;
+/** The `XMutationEvent` value naming an event of `typeName`. */
+function mutationName(app: AppContext, typeName: string, kind: RowEventKind): string {
+  const name = app.names.mutationEvents(typeName).find((e) => e.kind === kind)?.name;
+  if (name === undefined) throw new Error(`${typeName} has no ${kind} event`);
+  return name;
 }
 
 /** Every `matches` / `notMatches` operand of a filter tree. */
@@ -90,19 +89,24 @@ function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionN
 /** The payload object for the row aliased `z`. */
 function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
   const type = s.app.type(typeName);
-  const payloadName = `${typeName}SubscriptionPayload`;
+  const payloadName = s.app.names.subscriptionPayload(typeName);
+  const edgeName = s.app.names.edge(typeName);
   const pairs: [string, SqlFragment][] = [];
   for (const [key, group] of collectFields(s, subSelections(nodes), new Set([payloadName]))) {
     const name = (group[0] as FieldNode).name.value;
-    if (name === '__typename') pairs.push([key, sql`${literal(payloadName)}::text`]);
-    else if (name === 'mutation') pairs.push([key, sql`${s.binder.fromRequest((r) => r.event?.mutation ?? null)}::text`]);
-    else if (name === 'value') pairs.push([key, modelObject(s, type, z, modelFields(s, typeName, group))]);
-    else if (name === 'edge') {
+    if (name === '__typename') {
+      pairs.push([key, sql`${literal(payloadName)}::text`]);
+      continue;
+    }
+    const role = roleOf(fieldOf(s, payloadName, name));
+    if (role.kind === 'eventMutation') pairs.push([key, sql`${s.binder.fromRequest((r) => r.event?.mutation ?? null)}::text`]);
+    else if (role.kind === 'eventValue') pairs.push([key, modelObject(s, type, z, modelFields(s, typeName, group))]);
+    else if (role.kind === 'eventEdge') {
       const keys = sortKeys(s, type, undefined);
       const edge: [string, SqlFragment][] = [];
-      for (const [edgeKey, edgeGroup] of collectFields(s, subSelections(group), new Set([`${typeName}Edge`]))) {
+      for (const [edgeKey, edgeGroup] of collectFields(s, subSelections(group), new Set([edgeName]))) {
         const edgeField = (edgeGroup[0] as FieldNode).name.value;
-        if (edgeField === '__typename') edge.push([edgeKey, sql`${literal(`${typeName}Edge`)}::text`]);
+        if (edgeField === '__typename') edge.push([edgeKey, sql`${literal(edgeName)}::text`]);
         else if (edgeField === 'cursor') edge.push([edgeKey, cursorSql(signature(s.app.app.id, typeName, keys), cursorKeys(z, keys))]);
         else if (edgeField === 'node') edge.push([edgeKey, modelObject(s, type, z, modelFields(s, typeName, edgeGroup))]);
         else throw new Error(`unknown edge field ${edgeField}`);
@@ -147,14 +151,15 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   const [key, nodes] = fields[0] ?? [];
   if (key === undefined || nodes === undefined) throw badInput('A subscription selects one subscribeToX field');
   const node = nodes[0] as FieldNode;
-  const typeName = node.name.value.replace(/^subscribeTo/, '');
-  const def = objectType(s, 'Subscription').getFields()[node.name.value];
-  if (!def || !s.app.index.types.has(typeName)) throw new Error(`unknown subscription field ${node.name.value}`);
+  const def = fieldOf(s, 'Subscription', node.name.value);
+  const role = roleOf(def);
+  if (role.kind !== 'subscribe') throw new Error(`${node.name.value} is not a subscription field`);
+  const typeName = role.type;
   const argValues = readArguments(def.args, node.arguments, s.binder);
   const mutations = resolveDeep(argValues.mutations, request);
   const kinds = new Set<RowEventKind>();
   for (const name of Array.isArray(mutations) ? mutations : [mutations]) {
-    const kind = typeof name === 'string' ? mutationKind(typeName, name) : undefined;
+    const kind = typeof name === 'string' ? mutationKind(args.app, typeName, name) : undefined;
     if (kind) kinds.add(kind);
   }
   if (kinds.size === 0) throw badInput(`${node.name.value}(mutations): name at least one mutation to hear of`, { argument: 'mutations' });
@@ -189,7 +194,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
 export async function eventResult(plan: SubscriptionPlan, db: Queryable, event: RowEvent): Promise<EventResult | undefined> {
   if (event.type !== plan.type || !plan.kinds.has(event.kind)) return undefined;
   if (event.kind === 'delete' && event.row === undefined) return undefined;
-  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.type, event.kind) } };
+  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind) } };
   let text: string | null | undefined;
   try {
     // The row's state travels with the event; without one (a row the mutation's own capture

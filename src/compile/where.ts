@@ -3,6 +3,7 @@
 // subqueries, nested to any depth) and AND / OR / NOT.
 
 import { badInput } from '../errors/index.js';
+import { idColumn } from '../model/index.js';
 import type { ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident, join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -82,7 +83,7 @@ function unguardedFieldPredicate(s: CompileState, type: ModelType, row: SqlFragm
   if (field?.kind === 'value') return valuePredicate(s, field, sql`${row}.${ident(field.column)}`, arg, `${type.name}.${key}`);
   if (field?.kind === 'relation') return relationPredicate(s, type, row, field, arg);
   // `<relation>Id` of a singular relation.
-  const relationField = type.fields.find((f): f is RelationField => f.kind === 'relation' && !f.list && `${f.name}Id` === key);
+  const relationField = type.fields.find((f): f is RelationField => f.kind === 'relation' && !f.list && idColumn(f.name) === key);
   if (relationField) return relationIdPredicate(s, type, row, relationField, arg);
   throw new Error(`unknown where field ${type.name}.${key}`);
 }
@@ -235,7 +236,7 @@ function idPredicate(s: CompileState, col: SqlFragment, target: string, arg: Arg
 
 function relationIdPredicate(s: CompileState, type: ModelType, row: SqlFragment, field: RelationField, arg: Args): SqlFragment {
   const link = s.app.link(type, field);
-  const what = `${type.name}.${field.name}Id`;
+  const what = `${type.name}.${idColumn(field.name)}`;
   if (link.kind === 'holds') return idPredicate(s, sql`${row}.${ident(link.column)}`, field.target, arg, what);
   if (link.kind === 'heldBy') {
     const z = s.alias('r');

@@ -26,7 +26,7 @@ function hasNumbers(type: ModelType): boolean {
 }
 
 function extremeType(reg: TypeRegistry, type: ModelType, which: 'Min' | 'Max'): GraphQLObjectType {
-  const name = `${type.name}${which}Aggregate`;
+  const name = reg.names.aggregate(which === 'Min' ? 'min' : 'max', type.name);
   return reg.named(name, `${which}:${type.name}`, () =>
     new GraphQLObjectType({
       name,
@@ -43,7 +43,7 @@ function extremeType(reg: TypeRegistry, type: ModelType, which: 'Min' | 'Max'): 
 }
 
 function numericType(reg: TypeRegistry, type: ModelType, which: 'Sum' | 'Avg'): GraphQLObjectType {
-  const name = `${type.name}${which}Aggregate`;
+  const name = reg.names.aggregate(which === 'Sum' ? 'sum' : 'avg', type.name);
   return reg.named(name, `${which}:${type.name}`, () =>
     new GraphQLObjectType({
       name,
@@ -59,7 +59,7 @@ function numericType(reg: TypeRegistry, type: ModelType, which: 'Sum' | 'Avg'): 
 
 /** `XAggregations`: computed over every object the filter matches, not just one page. */
 export function aggregationsType(reg: TypeRegistry, typeName: string): GraphQLObjectType {
-  const name = `${typeName}Aggregations`;
+  const name = reg.names.aggregations(typeName);
   return reg.named(name, `aggregations:${typeName}`, () => {
     const type = reg.modelType(typeName);
     return new GraphQLObjectType({

@@ -10,6 +10,7 @@ import { objectMutations } from './objectMutations.js';
 import { subscriptionType } from './subscriptions.js';
 import { userMutations } from './userMutations.js';
 import { TypeRegistry, isManyToMany } from './registry.js';
+import { withRole } from './roles.js';
 import { DateTimeScalar, JSONScalar, TextScalar } from './scalars.js';
 import { embeddedInputType, embeddedObjectType, enumType } from './valueTypes.js';
 import { viewerType } from './viewer.js';
@@ -22,18 +23,24 @@ function queryType(reg: TypeRegistry): GraphQLObjectType {
     fields: () => {
       const fields: Fields = {};
       for (const type of reg.model.types) {
-        fields[`get${type.name}`] = {
-          type: modelObjectType(reg, type.name),
-          args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-          description: `The ${type.name} with this id; null when there is none or the caller may not read it.`,
-        };
+        fields[reg.names.getter(type.name)] = withRole(
+          {
+            type: modelObjectType(reg, type.name),
+            args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+            description: `The ${type.name} with this id; null when there is none or the caller may not read it.`,
+          },
+          { kind: 'getById', type: type.name },
+        );
       }
-      fields.node = {
-        type: nodeInterface(reg),
-        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-        description: 'The object with this id, of any type; null when there is none or the caller may not read it.',
-      };
-      fields.viewer = { type: viewerType(reg) };
+      fields.node = withRole(
+        {
+          type: nodeInterface(reg),
+          args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+          description: 'The object with this id, of any type; null when there is none or the caller may not read it.',
+        },
+        { kind: 'node' },
+      );
+      fields.viewer = withRole({ type: viewerType(reg) }, { kind: 'viewer' });
       return fields;
     },
   });

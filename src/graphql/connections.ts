@@ -4,7 +4,6 @@
 
 import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigArgumentMap, GraphQLFieldConfigMap } from 'graphql';
-import { capitalize } from '../model/index.js';
 import type { ModelType, RelationField } from '../model/index.js';
 import { aggregationsType } from './aggregations.js';
 import { whereArgsType } from './filters.js';
@@ -52,7 +51,7 @@ function connectionFields(reg: TypeRegistry, edge: GraphQLObjectType, target: st
 
 /** `XEdge { cursor: String! node: X }`. */
 export function edgeType(reg: TypeRegistry, typeName: string): GraphQLObjectType {
-  const name = `${typeName}Edge`;
+  const name = reg.names.edge(typeName);
   return reg.named(name, `edge:${typeName}`, () =>
     new GraphQLObjectType({
       name,
@@ -66,7 +65,7 @@ export function edgeType(reg: TypeRegistry, typeName: string): GraphQLObjectType
 
 /** `XConnection`: a page of X objects. */
 export function connectionType(reg: TypeRegistry, typeName: string): GraphQLObjectType {
-  const name = `${typeName}Connection`;
+  const name = reg.names.connection(typeName);
   return reg.named(name, `connection:${typeName}`, () =>
     new GraphQLObjectType({
       name,
@@ -77,7 +76,7 @@ export function connectionType(reg: TypeRegistry, typeName: string): GraphQLObje
 
 /** `X<F>Edge`: the related object, and for many-to-many relations the edge's join fields. */
 function relationEdgeType(reg: TypeRegistry, owner: ModelType, field: RelationField): GraphQLObjectType {
-  const name = `${owner.name}${capitalize(field.name)}Edge`;
+  const name = reg.names.relationEdge(owner.name, field.name);
   return reg.named(name, `relationEdge:${owner.name}.${field.name}`, () =>
     new GraphQLObjectType({
       name,
@@ -96,7 +95,7 @@ function relationEdgeType(reg: TypeRegistry, owner: ModelType, field: RelationFi
 
 /** `X<F>Connection`: the objects a list relation field leads to. */
 export function relationConnectionType(reg: TypeRegistry, owner: ModelType, field: RelationField): GraphQLObjectType {
-  const name = `${owner.name}${capitalize(field.name)}Connection`;
+  const name = reg.names.relationConnection(owner.name, field.name);
   return reg.named(name, `relationConnection:${owner.name}.${field.name}`, () =>
     new GraphQLObjectType({
       name,

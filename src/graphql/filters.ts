@@ -3,7 +3,7 @@
 
 import { GraphQLInputObjectType, GraphQLList, GraphQLNonNull } from 'graphql';
 import type { GraphQLInputFieldConfigMap } from 'graphql';
-import { capitalize, idColumn } from '../model/index.js';
+import { idColumn } from '../model/index.js';
 import type { ModelType, Relation, RelationField } from '../model/index.js';
 import { dateTimeOperatorInput, idOperatorInput, valueOperatorInput } from './operators.js';
 import type { TypeRegistry } from './registry.js';
@@ -21,7 +21,7 @@ export function combinators(self: GraphQLInputObjectType): GraphQLInputFieldConf
 
 /** `XWhereArgs`: a filter on objects of type X. */
 export function whereArgsType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `${typeName}WhereArgs`;
+  const name = reg.names.whereArgs(typeName);
   return reg.named(name, `where:${typeName}`, () => {
     const type = reg.modelType(typeName);
     const self: GraphQLInputObjectType = new GraphQLInputObjectType({
@@ -36,9 +36,9 @@ export function whereArgsType(reg: TypeRegistry, typeName: string): GraphQLInput
 /** The filters on the system fields every object has: `id`, `createdAt`, `modifiedAt`. */
 export function systemFilterFields(reg: TypeRegistry, X: string): GraphQLInputFieldConfigMap {
   return {
-    id: { type: idOperatorInput(reg, `${X}IdWhereArgs`, `${X}.id`) },
-    createdAt: { type: dateTimeOperatorInput(reg, `${X}CreatedAtWhereArgs`, `${X}.createdAt`) },
-    modifiedAt: { type: dateTimeOperatorInput(reg, `${X}ModifiedAtWhereArgs`, `${X}.modifiedAt`) },
+    id: { type: idOperatorInput(reg, reg.names.fieldWhereArgs(X, 'id'), `${X}.id`) },
+    createdAt: { type: dateTimeOperatorInput(reg, reg.names.fieldWhereArgs(X, 'createdAt'), `${X}.createdAt`) },
+    modifiedAt: { type: dateTimeOperatorInput(reg, reg.names.fieldWhereArgs(X, 'modifiedAt'), `${X}.modifiedAt`) },
   };
 }
 
@@ -48,11 +48,11 @@ function whereFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfi
   for (const field of type.fields) {
     if (field.kind === 'value') {
       if (field.writeOnly) continue;
-      fields[field.name] = { type: valueOperatorInput(reg, `${X}${capitalize(field.name)}WhereArgs`, `${X}.${field.name}`, field) };
+      fields[field.name] = { type: valueOperatorInput(reg, reg.names.fieldWhereArgs(X, field.name), `${X}.${field.name}`, field) };
     } else if (!field.list) {
       fields[field.name] = { type: whereArgsType(reg, field.target), description: `The related ${field.target} matches.` };
       const id = idColumn(field.name);
-      fields[id] = { type: idOperatorInput(reg, `${X}${capitalize(id)}WhereArgs`, `${X}.${id}`), description: `The id of the related ${field.target}.` };
+      fields[id] = { type: idOperatorInput(reg, reg.names.fieldWhereArgs(X, id), `${X}.${id}`), description: `The id of the related ${field.target}.` };
     } else {
       const relation = reg.manyToMany(field);
       fields[field.name] = relation
@@ -65,7 +65,7 @@ function whereFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConfi
 
 /** `X<F>WhereArgs` of a many-to-many field: a filter on the edge's join fields and on its far end. */
 function manyToManyWhereArgsType(reg: TypeRegistry, type: ModelType, field: RelationField, relation: Relation): GraphQLInputObjectType {
-  const name = `${type.name}${capitalize(field.name)}WhereArgs`;
+  const name = reg.names.fieldWhereArgs(type.name, field.name);
   return reg.named(name, `manyToManyWhere:${type.name}.${field.name}`, () =>
     new GraphQLInputObjectType({
       name,
@@ -81,7 +81,7 @@ function manyToManyWhereArgsType(reg: TypeRegistry, type: ModelType, field: Rela
 /** `REdgeWhereArgs`: a filter on the join fields of many-to-many relation R. */
 export function edgeWhereArgsType(reg: TypeRegistry, relation: Relation): GraphQLInputObjectType {
   const R = relation.name;
-  const name = `${R}EdgeWhereArgs`;
+  const name = reg.names.edgeWhereArgs(R);
   return reg.named(name, `edgeWhere:${R}`, () => {
     const self: GraphQLInputObjectType = new GraphQLInputObjectType({
       name,
@@ -89,7 +89,7 @@ export function edgeWhereArgsType(reg: TypeRegistry, relation: Relation): GraphQ
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = {};
         for (const field of readableFields(relation.joinFields)) {
-          fields[field.name] = { type: valueOperatorInput(reg, `${R}${capitalize(field.name)}WhereArgs`, `${R}.${field.name}`, field) };
+          fields[field.name] = { type: valueOperatorInput(reg, reg.names.joinFieldWhereArgs(R, field.name), `${R}.${field.name}`, field) };
         }
         return { ...fields, ...combinators(self) };
       },

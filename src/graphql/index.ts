@@ -4,4 +4,5 @@
 export { buildAppSchema } from './buildAppSchema.js';
 export { SCHEMA_CACHE_SIZE, appSchema } from './schemaCache.js';
 export { DateTimeScalar, JSONScalar, TextScalar, parseDateTimeInput } from './scalars.js';
-export { mutationEventNames } from './subscriptions.js';
+export { roleOf } from './roles.js';
+export type { FieldRole, RoleKind } from './roles.js';

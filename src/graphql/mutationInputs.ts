@@ -18,7 +18,7 @@ export function mustBeGiven(field: ValueField): boolean {
 
 /** `CreateXInput`: every value field (write-only ones included), relation ids and nested creates. */
 export function createInputType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `Create${typeName}Input`;
+  const name = reg.names.input('create', typeName);
   return reg.named(name, `createInput:${typeName}`, () => {
     const type = reg.modelType(typeName);
     return new GraphQLInputObjectType({
@@ -51,7 +51,7 @@ export function createInputType(reg: TypeRegistry, typeName: string): GraphQLInp
 
 /** `UpdateXInput`: the id, then any value fields and relation ids to change (`""` clears a relation). */
 export function updateInputType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `Update${typeName}Input`;
+  const name = reg.names.input('update', typeName);
   return reg.named(name, `updateInput:${typeName}`, () => {
     const type = reg.modelType(typeName);
     return new GraphQLInputObjectType({
@@ -74,7 +74,7 @@ export function updateInputType(reg: TypeRegistry, typeName: string): GraphQLInp
 
 /** `DeleteXInput { id: ID! clientMutationId: String }`. */
 export function deleteInputType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `Delete${typeName}Input`;
+  const name = reg.names.input('delete', typeName);
   return reg.named(name, `deleteInput:${typeName}`, () =>
     new GraphQLInputObjectType({
       name,

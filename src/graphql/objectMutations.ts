@@ -8,6 +8,8 @@ import { edgeType } from './connections.js';
 import { modelObjectType } from './modelObjects.js';
 import { createInputType, deleteInputType, updateInputType } from './mutationInputs.js';
 import type { TypeRegistry } from './registry.js';
+import { withRole } from './roles.js';
+import type { FieldRole } from './roles.js';
 import { viewerType } from './viewer.js';
 
 type Verb = 'create' | 'update' | 'delete';
@@ -20,20 +22,19 @@ const CHANGED: Record<Verb, string> = {
 };
 
 function payloadType(reg: TypeRegistry, typeName: string, verb: Verb): GraphQLObjectType {
-  const Verb = `${verb.charAt(0).toUpperCase()}${verb.slice(1)}`;
-  const name = `${Verb}${typeName}Payload`;
-  return reg.named(name, `${verb}Payload:${typeName}`, () =>
+  const name = reg.names.payload(verb, typeName);
+  return reg.named(name, `payload:${typeName}:${verb}`, () =>
     new GraphQLObjectType({
       name,
       fields: () => {
         const fields: Fields = {
-          [`changed${typeName}`]: { type: modelObjectType(reg, typeName), description: CHANGED[verb] },
-          changedEdge: { type: edgeType(reg, typeName) },
-          viewer: { type: viewerType(reg) },
-          clientMutationId: { type: GraphQLString },
+          [reg.names.changed(typeName)]: withRole({ type: modelObjectType(reg, typeName), description: CHANGED[verb] }, { kind: 'changedRow', type: typeName }),
+          changedEdge: withRole({ type: edgeType(reg, typeName) }, { kind: 'changedEdge', type: typeName }),
+          viewer: withRole({ type: viewerType(reg) }, { kind: 'payloadViewer' }),
+          clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
         };
         if (verb === 'create' && typeName === USER) {
-          fields.token = { type: GraphQLString, description: 'A token for the new user, to send as `Authorization: Bearer <token>`.' };
+          fields.token = withRole({ type: GraphQLString, description: 'A token for the new user, to send as `Authorization: Bearer <token>`.' }, { kind: 'token' });
         }
         return fields;
       },
@@ -41,19 +42,21 @@ function payloadType(reg: TypeRegistry, typeName: string, verb: Verb): GraphQLOb
   );
 }
 
-function mutation(payload: GraphQLObjectType, input: GraphQLInputObjectType, description: string): GraphQLFieldConfig<unknown, unknown> {
-  return { type: payload, args: { input: { type: new GraphQLNonNull(input) } }, description };
+function mutation(payload: GraphQLObjectType, input: GraphQLInputObjectType, description: string, role: FieldRole): GraphQLFieldConfig<unknown, unknown> {
+  return withRole({ type: payload, args: { input: { type: new GraphQLNonNull(input) } }, description }, role);
 }
 
 /** `createX`, `updateX` and `deleteX` root fields of type X. */
 export function objectMutations(reg: TypeRegistry, typeName: string): Fields {
+  const type = typeName;
   return {
-    [`create${typeName}`]: mutation(payloadType(reg, typeName, 'create'), createInputType(reg, typeName), `Creates an object of type ${typeName}.`),
-    [`update${typeName}`]: mutation(payloadType(reg, typeName, 'update'), updateInputType(reg, typeName), `Changes the given fields of an object of type ${typeName}.`),
-    [`delete${typeName}`]: mutation(
+    [reg.names.mutation('create', typeName)]: mutation(payloadType(reg, typeName, 'create'), createInputType(reg, typeName), `Creates an object of type ${typeName}.`, { kind: 'create', type }),
+    [reg.names.mutation('update', typeName)]: mutation(payloadType(reg, typeName, 'update'), updateInputType(reg, typeName), `Changes the given fields of an object of type ${typeName}.`, { kind: 'update', type }),
+    [reg.names.mutation('delete', typeName)]: mutation(
       payloadType(reg, typeName, 'delete'),
       deleteInputType(reg, typeName),
       `Deletes an object of type ${typeName}, its many-to-many edges and the references to it.`,
+      { kind: 'delete', type },
     ),
   };
 }

@@ -41,7 +41,7 @@ export function isOrderable(field: ValueField): boolean {
 
 /** `XOrderByField`: `id`, `createdAt`, `modifiedAt` and the orderable fields of X, by name. */
 export function orderByFieldType(reg: TypeRegistry, typeName: string): GraphQLEnumType {
-  const name = `${typeName}OrderByField`;
+  const name = reg.names.typeName('OrderByField', typeName);
   return reg.named(name, `orderByField:${typeName}`, () => {
     const values: GraphQLEnumValueConfigMap = {};
     for (const field of SYSTEM_FIELDS) values[field] = { value: field };
@@ -54,7 +54,7 @@ export function orderByFieldType(reg: TypeRegistry, typeName: string): GraphQLEn
 
 /** `XOrderByArgs { field: XOrderByField!, direction: OrderDirection = ASC }`. */
 export function orderByArgsType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `${typeName}OrderByArgs`;
+  const name = reg.names.typeName('OrderByArgs', typeName);
   return reg.named(name, `orderBy:${typeName}`, () =>
     new GraphQLInputObjectType({
       name,

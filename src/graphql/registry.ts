@@ -2,10 +2,13 @@
 // once under its name, so that types referring to each other share one instance.
 
 import type { GraphQLNamedType } from 'graphql';
+import { ApiNames } from '../model/index.js';
 import type { AppModel, EmbeddedType, EnumType, ModelType, Relation, RelationField } from '../model/index.js';
 
 export class TypeRegistry {
   readonly model: AppModel;
+  /** Every generated name, from the one place that makes them. */
+  readonly names: ApiNames;
   readonly #types = new Map<string, ModelType>();
   readonly #embedded = new Map<string, EmbeddedType>();
   readonly #enums = new Map<string, EnumType>();
@@ -15,6 +18,7 @@ export class TypeRegistry {
 
   constructor(model: AppModel) {
     this.model = model;
+    this.names = ApiNames.of(model);
     for (const t of model.types) this.#types.set(t.name, t);
     for (const e of model.embedded) this.#embedded.set(e.name, e);
     for (const e of model.enums) this.#enums.set(e.name, e);

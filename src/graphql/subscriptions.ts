@@ -4,33 +4,27 @@
 
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLEnumValueConfigMap, GraphQLFieldConfigMap, GraphQLInputFieldConfigMap } from 'graphql';
-import { USER, capitalize, idColumn } from '../model/index.js';
+import { idColumn } from '../model/index.js';
 import type { ModelType } from '../model/index.js';
 import { edgeType } from './connections.js';
 import { combinators, systemFilterFields } from './filters.js';
 import { modelObjectType } from './modelObjects.js';
 import { idOperatorInput, isTextFilter, patternOperatorInput, valueOperatorInput } from './operators.js';
 import type { TypeRegistry } from './registry.js';
-
-/** The mutations a subscription can hear of, as `XMutationEvent` values name them. */
-export function mutationEventNames(typeName: string): string[] {
-  const names = ['create', 'update', 'delete'].map((verb) => `${verb}${typeName}`);
-  if (typeName === USER) names.push('loginUser');
-  return names;
-}
+import { withRole } from './roles.js';
 
 function mutationEventType(reg: TypeRegistry, typeName: string): GraphQLEnumType {
-  const name = `${typeName}MutationEvent`;
+  const name = reg.names.typeName('MutationEvent', typeName);
   return reg.named(name, `mutationEvent:${typeName}`, () => {
     const values: GraphQLEnumValueConfigMap = {};
-    for (const event of mutationEventNames(typeName)) values[event] = { value: event };
+    for (const event of reg.names.mutationEvents(typeName)) values[event.name] = { value: event.name };
     return new GraphQLEnumType({ name, description: `A mutation of ${typeName} objects a subscription can hear of.`, values });
   });
 }
 
 /** `XSubscriptionFilter`: the where operators of X's own fields, `matches` on text, relation ids. */
 function subscriptionFilterType(reg: TypeRegistry, typeName: string): GraphQLInputObjectType {
-  const name = `${typeName}SubscriptionFilter`;
+  const name = reg.names.typeName('SubscriptionFilter', typeName);
   return reg.named(name, `subscriptionFilter:${typeName}`, () => {
     const type = reg.modelType(typeName);
     const self: GraphQLInputObjectType = new GraphQLInputObjectType({
@@ -48,30 +42,32 @@ function filterFields(reg: TypeRegistry, type: ModelType): GraphQLInputFieldConf
   for (const field of type.fields) {
     if (field.kind === 'value') {
       if (field.writeOnly) continue;
-      const F = `${X}${capitalize(field.name)}`;
       fields[field.name] = {
         type: isTextFilter(field)
-          ? patternOperatorInput(reg, `${F}SubscriptionFilterArgs`, `${X}.${field.name}`, field)
-          : valueOperatorInput(reg, `${F}WhereArgs`, `${X}.${field.name}`, field),
+          ? patternOperatorInput(reg, reg.names.fieldSubscriptionFilterArgs(X, field.name), `${X}.${field.name}`, field)
+          : valueOperatorInput(reg, reg.names.fieldWhereArgs(X, field.name), `${X}.${field.name}`, field),
       };
     } else if (!field.list) {
       const id = idColumn(field.name);
-      fields[id] = { type: idOperatorInput(reg, `${X}${capitalize(id)}WhereArgs`, `${X}.${id}`), description: `The id of the related ${field.target}.` };
+      fields[id] = { type: idOperatorInput(reg, reg.names.fieldWhereArgs(X, id), `${X}.${id}`), description: `The id of the related ${field.target}.` };
     }
   }
   return fields;
 }
 
 function payloadType(reg: TypeRegistry, typeName: string): GraphQLObjectType {
-  const name = `${typeName}SubscriptionPayload`;
+  const name = reg.names.subscriptionPayload(typeName);
   return reg.named(name, `subscriptionPayload:${typeName}`, () =>
     new GraphQLObjectType({
       name,
       description: `One mutation of a ${typeName} object.`,
       fields: () => ({
-        mutation: { type: new GraphQLNonNull(mutationEventType(reg, typeName)), description: 'The mutation that happened.' },
-        value: { type: modelObjectType(reg, typeName), description: 'The object after the mutation (before it, for a delete).' },
-        edge: { type: edgeType(reg, typeName), description: `The object as an edge of all${typeName}s in its default order, with its cursor.` },
+        mutation: withRole({ type: new GraphQLNonNull(mutationEventType(reg, typeName)), description: 'The mutation that happened.' }, { kind: 'eventMutation' }),
+        value: withRole({ type: modelObjectType(reg, typeName), description: 'The object after the mutation (before it, for a delete).' }, { kind: 'eventValue', type: typeName }),
+        edge: withRole(
+          { type: edgeType(reg, typeName), description: `The object as an edge of ${reg.names.list(typeName)} in its default order, with its cursor.` },
+          { kind: 'eventEdge', type: typeName },
+        ),
       }),
     }),
   );
@@ -83,14 +79,17 @@ export function subscriptionType(reg: TypeRegistry): GraphQLObjectType {
     fields: () => {
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
       for (const type of reg.model.types) {
-        fields[`subscribeTo${type.name}`] = {
-          type: payloadType(reg, type.name),
-          args: {
-            mutations: { type: new GraphQLNonNull(new GraphQLList(mutationEventType(reg, type.name))), description: 'The mutations to hear of.' },
-            filter: { type: subscriptionFilterType(reg, type.name) },
+        fields[reg.names.subscribe(type.name)] = withRole(
+          {
+            type: payloadType(reg, type.name),
+            args: {
+              mutations: { type: new GraphQLNonNull(new GraphQLList(mutationEventType(reg, type.name))), description: 'The mutations to hear of.' },
+              filter: { type: subscriptionFilterType(reg, type.name) },
+            },
+            description: `An event for each ${type.name} mutation that matches, the object as the subscriber may read it.`,
           },
-          description: `An event for each ${type.name} mutation that matches, the object as the subscriber may read it.`,
-        };
+          { kind: 'subscribe', type: type.name },
+        );
       }
       return fields;
     },

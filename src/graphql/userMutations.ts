@@ -6,6 +6,7 @@ import type { GraphQLFieldConfigMap } from 'graphql';
 import { USER } from '../model/index.js';
 import { modelObjectType } from './modelObjects.js';
 import type { TypeRegistry } from './registry.js';
+import { withRole } from './roles.js';
 import { viewerType } from './viewer.js';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
@@ -21,10 +22,10 @@ export function userMutations(reg: TypeRegistry): Fields {
   const loginPayload = new GraphQLObjectType({
     name: 'LoginUserPayload',
     fields: () => ({
-      token: { type: GraphQLString, description: 'Send as `Authorization: Bearer <token>`.' },
-      user: { type: user },
-      viewer: { type: viewerType(reg) },
-      clientMutationId: { type: GraphQLString },
+      token: withRole({ type: GraphQLString, description: 'Send as `Authorization: Bearer <token>`.' }, { kind: 'token' }),
+      user: withRole({ type: user }, { kind: 'loggedInUser' }),
+      viewer: withRole({ type: viewerType(reg) }, { kind: 'payloadViewer' }),
+      clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
     }),
   });
   const changeInput = new GraphQLInputObjectType({
@@ -33,18 +34,28 @@ export function userMutations(reg: TypeRegistry): Fields {
   });
   const changePayload = new GraphQLObjectType({
     name: 'ChangeUserPasswordPayload',
-    fields: () => ({ changedUser: { type: user }, viewer: { type: viewerType(reg) }, clientMutationId: { type: GraphQLString } }),
+    fields: () => ({
+      changedUser: withRole({ type: user }, { kind: 'changedRow', type: USER }),
+      viewer: withRole({ type: viewerType(reg) }, { kind: 'payloadViewer' }),
+      clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
+    }),
   });
   return {
-    loginUser: {
-      type: loginPayload,
-      args: { input: { type: new GraphQLNonNull(loginInput) } },
-      description: 'Logs a user in: a token for the username and password, or UNAUTHENTICATED.',
-    },
-    changeUserPassword: {
-      type: changePayload,
-      args: { input: { type: new GraphQLNonNull(changeInput) } },
-      description: "Changes a user's password; the old one is required. Tokens issued before stop working.",
-    },
+    loginUser: withRole(
+      {
+        type: loginPayload,
+        args: { input: { type: new GraphQLNonNull(loginInput) } },
+        description: 'Logs a user in: a token for the username and password, or UNAUTHENTICATED.',
+      },
+      { kind: 'login' },
+    ),
+    changeUserPassword: withRole(
+      {
+        type: changePayload,
+        args: { input: { type: new GraphQLNonNull(changeInput) } },
+        description: "Changes a user's password; the old one is required. Tokens issued before stop working.",
+      },
+      { kind: 'changePassword' },
+    ),
   };
 }

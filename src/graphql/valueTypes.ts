@@ -78,10 +78,10 @@ export function embeddedObjectType(reg: TypeRegistry, name: string): GraphQLObje
 
 /** Embedded type `E` as an input, `EInput`: required fields are non-null. */
 export function embeddedInputType(reg: TypeRegistry, name: string): GraphQLInputObjectType {
-  return reg.named(`${name}Input`, `embeddedInput:${name}`, () => {
+  return reg.named(reg.names.embeddedInput(name), `embeddedInput:${name}`, () => {
     const embedded = reg.embeddedType(name);
     return new GraphQLInputObjectType({
-      name: `${name}Input`,
+      name: reg.names.embeddedInput(name),
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = {};
         for (const field of embedded.fields) fields[field.name] = { type: valueInputType(reg, field, field.required) };

@@ -7,6 +7,7 @@ import { USER } from '../model/index.js';
 import { connectionArgs, connectionType } from './connections.js';
 import { modelObjectType } from './modelObjects.js';
 import type { TypeRegistry } from './registry.js';
+import { withRole } from './roles.js';
 
 export function viewerType(reg: TypeRegistry): GraphQLObjectType {
   return reg.named('Viewer', 'api:Viewer', () =>
@@ -15,15 +16,14 @@ export function viewerType(reg: TypeRegistry): GraphQLObjectType {
       description: 'The caller\'s view of the app: their user and every object they may read.',
       fields: () => {
         const fields: GraphQLFieldConfigMap<unknown, unknown> = {
-          id: { type: new GraphQLNonNull(GraphQLID) },
-          user: { type: modelObjectType(reg, USER), description: 'The logged-in user; null when anonymous.' },
+          id: withRole({ type: new GraphQLNonNull(GraphQLID) }, { kind: 'viewerId' }),
+          user: withRole({ type: modelObjectType(reg, USER), description: 'The logged-in user; null when anonymous.' }, { kind: 'viewerUser' }),
         };
         for (const type of reg.model.types) {
-          fields[`all${type.plural}`] = {
-            type: connectionType(reg, type.name),
-            args: connectionArgs(reg, type.name),
-            description: `The ${type.name} objects the caller may read.`,
-          };
+          fields[reg.names.list(type.name)] = withRole(
+            { type: connectionType(reg, type.name), args: connectionArgs(reg, type.name), description: `The ${type.name} objects the caller may read.` },
+            { kind: 'allRows', type: type.name },
+          );
         }
         return fields;
       },

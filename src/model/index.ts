@@ -4,8 +4,10 @@
 export * from './types.js';
 export * from './settings.js';
 export { parseSchema } from './parse.js';
-export { API_TYPE_NAMES, generatedNames, isOwnName } from './generated.js';
-export type { GeneratedName } from './generated.js';
+export { API_TYPE_NAMES, ApiNames, isTextField } from './apiNames.js';
+export type { AggregateName, EdgeVerb, NameEntry, RowVerb } from './apiNames.js';
+export { declaredNames } from './generated.js';
+export type { DeclaredName } from './generated.js';
 export { ACCESS_LEVEL, ADMIN_ROLE, BUILTIN_TYPES, ROLE, USER, USER_ROLES, isManagedField } from './builtins.js';
 export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
 export { normalizeDateTime } from './datetime.js';

@@ -13,8 +13,8 @@ import { readEnums } from './enums.js';
 import { checkEmbeddedCycles } from './embedded.js';
 import { readFields } from './fields.js';
 import type { FieldPass, ReadFields, TypeKind } from './fields.js';
-import { checkNameClashes, checkPlurals } from './generated.js';
-import type { GeneratedName } from './generated.js';
+import { checkNameClashes } from './generated.js';
+import type { DeclaredName } from './generated.js';
 import { compareNames, nameProblem, pluralOf } from './names.js';
 import { readRules } from './permissions.js';
 import { createProblems } from './problems.js';
@@ -147,21 +147,13 @@ function checkAllRenames({ declarations, fieldNodes, report }: Reading, types: r
   }
 }
 
-/** Plurals and type names of the generated API must all be distinct. */
-function checkNames({ declarations, fieldNodes, pass, report }: Reading, model: AppModel) {
+/** Declared names may not be the API's fixed names nor each other's (made-up names never clash: apiNames.ts). */
+function checkNames({ declarations, pass, report }: Reading, model: AppModel) {
   const typeNode = (name: string) =>
     (declarations.models.get(name) ?? declarations.embedded.get(name))?.node.name ?? declarations.enums.get(name)?.name;
-  const pluralNode = (name: string) => {
-    const declaration = declarations.models.get(name);
-    const directive = declaration && single(declaration.directives, 'model');
-    return (directive && argumentValue(directive, 'plural')) ?? typeNode(name);
-  };
-  checkPlurals(model.types, pluralNode, report);
-  const locate = (entry: GeneratedName): ASTNode | undefined => {
-    if (entry.owner === undefined) return undefined;
-    if (entry.source === 'relation') return pass.relationRefs.find((r) => r.field.relation === entry.owner && r.nameNode)?.nameNode;
-    if (entry.field !== undefined) return fieldNodes.get(entry.owner)?.get(entry.field)?.name ?? typeNode(entry.owner);
-    return typeNode(entry.owner);
+  const locate = (entry: DeclaredName): ASTNode | undefined => {
+    if (entry.source === 'relation') return pass.relationRefs.find((r) => r.field.relation === entry.name && r.nameNode)?.nameNode;
+    return typeNode(entry.name);
   };
   checkNameClashes(model, locate, report);
 }

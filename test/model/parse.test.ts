@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../src/errors/index.js';
-import { generatedNames, lowerCamel, normalizeDateTime, parseSchema, pluralOf } from '../../src/model/index.js';
+import { lowerCamel, normalizeDateTime, parseSchema, pluralOf } from '../../src/model/index.js';
 import type { AppModel, Field, ModelType, PermissionRule, Relation, ValueField } from '../../src/model/index.js';
 import { problemsOf } from './problems.js';
 
@@ -328,85 +328,6 @@ describe('@permission', () => {
       }
       type User @model { channels: [Channel] @relation(name: "ChannelMembers") owns: [Channel] @relation(name: "ChannelOwner") }`);
     expect(type(model, 'Message').permissions[0]?.userFields).toEqual(['channel.members', 'channel.owner.roles.members']);
-  });
-});
-
-describe('generatedNames', () => {
-  const model = parseSchema(`
-    type Post @model { title: String author: User @relation(name: "PostAuthor") tags: [Tag] @relation(name: "PostTags") }
-    type Tag @model { posts: [Post] @relation(name: "PostTags") }
-    type User @model { posts: [Post] @relation(name: "PostAuthor") }
-    type Address { street: String }
-    enum Mood { HAPPY }`);
-  const names = generatedNames(model);
-  const all = names.map((n) => n.name);
-
-  it('lists the API-wide names', () => {
-    for (const name of ['Node', 'Timestamped', 'Viewer', 'PageInfo', 'Query', 'Mutation', 'Subscription', 'OrderDirection', 'LoginUserInput', 'LoginUserPayload', 'ChangeUserPasswordInput', 'ChangeUserPasswordPayload', 'DateTime', 'JSON']) {
-      expect(names).toContainEqual({ name, source: 'api' });
-    }
-  });
-
-  it('lists the names of each @model type', () => {
-    const ofPost = names.filter((n) => n.owner === 'Post' && n.field === undefined).map((n) => n.name);
-    expect(ofPost).toEqual([
-      'Post',
-      'PostConnection',
-      'PostEdge',
-      'PostWhereArgs',
-      'PostOrderByArgs',
-      'PostOrderByField',
-      'PostAggregations',
-      'PostMinAggregate',
-      'PostMaxAggregate',
-      'PostSumAggregate',
-      'PostAvgAggregate',
-      'PostMutationEvent',
-      'PostSubscriptionFilter',
-      'PostSubscriptionPayload',
-      'CreatePostInput',
-      'CreatePostPayload',
-      'UpdatePostInput',
-      'UpdatePostPayload',
-      'DeletePostInput',
-      'DeletePostPayload',
-    ]);
-    const perField = names.filter((n) => n.owner === 'Post' && n.field !== undefined).map((n) => `${n.field}:${n.name}`);
-    expect(perField).toEqual([
-      'id:PostIdWhereArgs',
-      'createdAt:PostCreatedAtWhereArgs',
-      'modifiedAt:PostModifiedAtWhereArgs',
-      'title:PostTitleWhereArgs',
-      'title:PostTitleSubscriptionFilterArgs',
-      'author:PostAuthorWhereArgs',
-      'author:PostAuthorIdWhereArgs',
-      'tags:PostTagsWhereArgs',
-      'tags:PostTagsConnection',
-      'tags:PostTagsEdge',
-    ]);
-  });
-
-  it('lists embedded, enum and many-to-many names', () => {
-    expect(all).toEqual(expect.arrayContaining(['Address', 'AddressInput', 'Mood']));
-    expect(names.filter((n) => n.source === 'relation' && n.owner === 'PostTags').map((n) => n.name)).toEqual([
-      'PostTags',
-      'PostTagsEdgeWhereArgs',
-      'AddToPostTagsConnectionInput',
-      'AddToPostTagsConnectionPayload',
-      'UpdatePostTagsConnectionInput',
-      'UpdatePostTagsConnectionPayload',
-      'RemoveFromPostTagsConnectionInput',
-      'RemoveFromPostTagsConnectionPayload',
-    ]);
-    expect(all).toContain('AddToUserRolesConnectionInput');
-    expect(all).not.toContain('PostAuthor');
-  });
-
-  it('never repeats a name in a valid schema', () => {
-    const blog = parseSchema(readFileSync(join(import.meta.dirname, '../../examples/blog/schema.graphql'), 'utf8'));
-    const blogNames = generatedNames(blog).map((n) => n.name);
-    expect(new Set(blogNames).size).toBe(blogNames.length);
-    expect(new Set(all).size).toBe(all.length);
   });
 });
 

@@ -1,6 +1,8 @@
-// What the data browser knows of an app: read from the introspection of its generated API
-// (DESIGN.md section 4), so it follows whatever the schema declares — model types and their
-// connection, columns, orderable fields, filter operators, and the inputs of their mutations.
+// What the data browser knows of an app: read from the introspection of its generated API, so
+// it follows whatever the schema declares — model types and their connection, columns, orderable
+// fields, filter operators, and the inputs of their mutations. Fields are recognised by their
+// shape (a connection's edges, a payload holding the changed object), never by a name the
+// server makes up: those can take a number when names clash (docs/api.md).
 
 import {
   buildClientSchema,
@@ -61,7 +63,7 @@ function isNodeType(type: GraphQLNamedType): type is GraphQLObjectType {
 }
 
 function isConnection(type: GraphQLNamedType): type is GraphQLObjectType {
-  return isObjectType(type) && type.name.endsWith('Connection') && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+  return isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
 }
 
 function connectionTarget(type: GraphQLObjectType): GraphQLObjectType | undefined {
@@ -143,12 +145,29 @@ function inputFields(input: GraphQLInputObjectType, objectType: GraphQLObjectTyp
   });
 }
 
-function mutationOf(schema: GraphQLSchema, name: string, objectType: GraphQLObjectType) {
-  const field = schema.getMutationType()?.getFields()[name];
-  const arg = field?.args.find((a) => a.name === 'input');
-  const input = arg ? getNamedType(arg.type) : undefined;
-  if (!field || !input || !isInputObjectType(input)) return undefined;
-  return { mutation: name, input: input.name, payload: `changed${objectType.name}`, fields: inputFields(input, objectType) };
+type RowMutation = NonNullable<ModelInfo['create']>;
+
+/**
+ * The create, update and delete mutations of `objectType`: the mutations whose payload holds the
+ * changed object and its `changedEdge`, told apart by their input — no `id` (create), `id` and
+ * values (update), `id` alone (delete).
+ */
+function rowMutationsOf(schema: GraphQLSchema, objectType: GraphQLObjectType): { create?: RowMutation; update?: RowMutation; remove?: RowMutation } {
+  const found: { create?: RowMutation; update?: RowMutation; remove?: RowMutation } = {};
+  for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    const payload = getNamedType(field.type);
+    if (!isObjectType(payload) || !('changedEdge' in payload.getFields())) continue;
+    const changed = Object.values(payload.getFields()).find((f) => getNamedType(f.type) === objectType);
+    const arg = field.args.find((a) => a.name === 'input');
+    const input = arg ? getNamedType(arg.type) : undefined;
+    if (!changed || !input || !isInputObjectType(input)) continue;
+    const mutation: RowMutation = { mutation: field.name, input: input.name, payload: changed.name, fields: inputFields(input, objectType) };
+    const inputs = Object.keys(input.getFields()).filter((name) => name !== 'clientMutationId');
+    if (!inputs.includes('id')) found.create = mutation;
+    else if (inputs.length === 1) found.remove = mutation;
+    else found.update = mutation;
+  }
+  return found;
 }
 
 function argType(field: GraphQLField<unknown, unknown>, name: string): string {
@@ -178,10 +197,14 @@ export async function loadAppModel(endpoint: string, token: string | null): Prom
   const models: ModelInfo[] = [];
   for (const field of Object.values(viewer.getFields())) {
     const connection = getNamedType(field.type);
-    if (!field.name.startsWith('all') || !isConnection(connection)) continue;
+    if (!isConnection(connection)) continue;
     const type = connectionTarget(connection);
     if (!type) continue;
-    const orderType = schema.getType(`${type.name}OrderByField`);
+    // The enum of the orderBy argument's `field`.
+    const orderBy = field.args.find((a) => a.name === 'orderBy');
+    const orderArgs = orderBy ? getNamedType(orderBy.type) : undefined;
+    const orderField = orderArgs && isInputObjectType(orderArgs) ? orderArgs.getFields().field : undefined;
+    const orderType = orderField ? getNamedType(orderField.type) : undefined;
     const info: ModelInfo = {
       name: type.name,
       connection: field.name,
@@ -192,9 +215,7 @@ export async function loadAppModel(endpoint: string, token: string | null): Prom
     };
     const label = labelFieldOf(type);
     if (label) info.labelField = label;
-    const create = mutationOf(schema, `create${type.name}`, type);
-    const update = mutationOf(schema, `update${type.name}`, type);
-    const remove = mutationOf(schema, `delete${type.name}`, type);
+    const { create, update, remove } = rowMutationsOf(schema, type);
     if (create) info.create = create;
     if (update) info.update = update;
     if (remove) info.remove = { mutation: remove.mutation, input: remove.input, payload: remove.payload };

@@ -4,7 +4,7 @@
 // A row the caller may not even read answers as if it did not exist.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { ROLE, USER, USER_ROLES } from '../../model/index.js';
+import { ROLE, USER, USER_ROLES, idColumn } from '../../model/index.js';
 import { fieldGrants } from '../../permissions/index.js';
 import type { ModelType, PermissionOperation, Relation } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
@@ -42,7 +42,7 @@ export async function requireLinkable(s: CompileState, tx: Transaction, type: Mo
 /** The fields given in an input that have rules of their own for `op`. */
 function guardedFields(type: ModelType, input: Readonly<Record<string, unknown>>, op: PermissionOperation): string[] {
   return type.fields
-    .filter((f) => input[f.name] !== undefined || (f.kind === 'relation' && input[`${f.name}Id`] !== undefined))
+    .filter((f) => input[f.name] !== undefined || (f.kind === 'relation' && input[idColumn(f.name)] !== undefined))
     .map((f) => f.name)
     .filter((name) => fieldGrants(type, name, op) !== undefined);
 }
@@ -65,7 +65,7 @@ export async function requireWrite(s: CompileState, tx: Transaction, type: Model
 export async function requireExisting(s: CompileState, tx: Transaction, type: ModelType, id: string, op: 'update' | 'delete', input: Readonly<Record<string, unknown>>): Promise<boolean> {
   if (s.access === 'admin') return true;
   if (!(await holds(s, tx, type, id, (row) => s.allowed(type, 'read', row)))) {
-    if (op === 'update') throw notFound(`No ${type.name} has the id given to update${type.name}`);
+    if (op === 'update') throw notFound(`No ${type.name} has the id given to ${s.app.names.mutation('update', type.name)}`);
     return false;
   }
   await requireWrite(s, tx, type, id, op, input);

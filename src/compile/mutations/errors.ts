@@ -3,6 +3,7 @@
 // stays internal.
 
 import { badInput, conflict, isTesseraError } from '../../errors/index.js';
+import { idColumn } from '../../model/index.js';
 import { foreignKeyName, sqlState, uniqueIndexName, violatedConstraint } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 
@@ -16,7 +17,7 @@ export function writeError(app: AppContext, err: unknown): unknown {
         if (field.kind === 'value' && field.unique && uniqueIndexName(type.table, field.column) === constraint) {
           return conflict(`A ${type.name} with this ${field.name} already exists`, { type: type.name, field: field.name });
         }
-        if (field.kind === 'relation' && !field.list && constraint === uniqueIndexName(type.table, `${field.name}Id`)) {
+        if (field.kind === 'relation' && !field.list && constraint === uniqueIndexName(type.table, idColumn(field.name))) {
           return conflict(`Another ${type.name} is already linked through ${field.name}`, { type: type.name, field: field.name });
         }
       }
@@ -31,8 +32,8 @@ export function writeError(app: AppContext, err: unknown): unknown {
   if (state === '23503') {
     for (const type of app.app.model.types) {
       for (const field of type.fields) {
-        if (field.kind === 'relation' && !field.list && constraint === foreignKeyName(type.table, `${field.name}Id`)) {
-          return badInput(`${type.name}.${field.name}Id: no ${field.target} has that id`, { field: `${field.name}Id` });
+        if (field.kind === 'relation' && !field.list && constraint === foreignKeyName(type.table, idColumn(field.name))) {
+          return badInput(`${type.name}.${idColumn(field.name)}: no ${field.target} has that id`, { field: idColumn(field.name) });
         }
       }
     }

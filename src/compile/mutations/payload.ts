@@ -8,7 +8,9 @@ import { ident, join, literal, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import type { Transaction } from '../../store/index.js';
 import { cursorSql } from '../cursor.js';
-import { joinObject, modelFields, modelObject } from '../object.js';
+import { roleOf } from '../../graphql/index.js';
+import type { FieldRole } from '../../graphql/index.js';
+import { fieldOf, joinObject, modelFields, modelObject } from '../object.js';
 import { cursorKeys, signature, sortKeys } from '../order.js';
 import { bind } from '../params.js';
 import { rowById, viewer } from '../read.js';
@@ -21,17 +23,32 @@ export type Phase = 'before' | 'after';
 /** One key of the payload: JSON text known already, or SQL read in a phase. */
 export type PayloadPart = { key: string; text: string } | { key: string; phase: Phase; json: SqlFragment };
 
-export function payloadFields(s: CompileState, payloadType: string, nodes: readonly FieldNode[]) {
-  return collectFields(s, subSelections(nodes), new Set([payloadType]));
+/** One response key of a payload, with what its field does (`__typename` has no role). */
+export interface PayloadSelection {
+  key: string;
+  group: readonly FieldNode[];
+  role: FieldRole | undefined;
 }
 
-/** The parts shared by every payload: `__typename`, `viewer`, `clientMutationId`. */
-export function commonPart(s: CompileState, payloadType: string, key: string, group: readonly FieldNode[], clientMutationId: unknown): PayloadPart | undefined {
-  const name = (group[0] as FieldNode).name.value;
-  if (name === '__typename') return { key, text: JSON.stringify(payloadType) };
-  if (name === 'clientMutationId') return { key, text: JSON.stringify(typeof clientMutationId === 'string' ? clientMutationId : null) };
-  if (name === 'viewer') return { key, phase: 'after', json: viewer(s, group) };
+export function payloadFields(s: CompileState, payloadType: string, nodes: readonly FieldNode[]): PayloadSelection[] {
+  return [...collectFields(s, subSelections(nodes), new Set([payloadType]))].map(([key, group]) => {
+    const name = (group[0] as FieldNode).name.value;
+    return { key, group, role: name === '__typename' ? undefined : roleOf(fieldOf(s, payloadType, name)) };
+  });
+}
+
+/** The parts shared by every payload: `__typename`, `viewer`, `clientMutationId`; undefined for the rest. */
+export function commonPart(s: CompileState, payloadType: string, selection: PayloadSelection, clientMutationId: unknown): PayloadPart | undefined {
+  const { key, group, role } = selection;
+  if (role === undefined) return { key, text: JSON.stringify(payloadType) };
+  if (role.kind === 'clientMutationId') return { key, text: JSON.stringify(typeof clientMutationId === 'string' ? clientMutationId : null) };
+  if (role.kind === 'payloadViewer') return { key, phase: 'after', json: viewer(s, group) };
   return undefined;
+}
+
+/** A payload field the mutation does not answer: a builder and the compiler disagree. */
+export function unknownPayloadField(payloadType: string, selection: PayloadSelection): Error {
+  return new Error(`unknown payload field ${payloadType}.${(selection.group[0] as FieldNode).name.value} (${selection.role?.kind ?? '__typename'})`);
 }
 
 /** `changedX` of a type's row. */
@@ -45,12 +62,13 @@ export function edgePart(s: CompileState, typeName: string, id: string, group: r
   const keys = sortKeys(s, type, undefined);
   const sig = signature(s.app.app.id, type.name, keys);
   const z = s.alias();
-  const fields = collectFields(s, subSelections(group), new Set([`${type.name}Edge`]));
+  const edgeName = s.app.names.edge(type.name);
+  const fields = collectFields(s, subSelections(group), new Set([edgeName]));
   const pairs: SqlFragment[] = [];
   for (const [key, nodes] of fields) {
     const name = (nodes[0] as FieldNode).name.value;
     const v =
-      name === '__typename' ? sql`${literal(`${type.name}Edge`)}::text`
+      name === '__typename' ? sql`${literal(edgeName)}::text`
       : name === 'cursor' ? cursorSql(sig, cursorKeys(z, keys))
       : modelObject(s, type, z, modelFields(s, type.name, nodes));
     pairs.push(sql`${literal(key)}::text, ${v}`);

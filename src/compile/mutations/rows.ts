@@ -3,7 +3,7 @@
 // wins over a nested create), list relations filled by nested creates.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { ROLE, USER } from '../../model/index.js';
+import { ROLE, USER, idColumn } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -76,7 +76,7 @@ async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unk
 /** The uuid of the object a `<relation>Id` input names; "" and null mean none. */
 function relationTarget(type: ModelType, field: RelationField, v: unknown): string | null {
   if (v === null || v === '') return null;
-  return decodeId(String(v), field.target, `${type.name}.${field.name}Id`);
+  return decodeId(String(v), field.target, `${type.name}.${idColumn(field.name)}`);
 }
 
 /**
@@ -98,9 +98,9 @@ async function unlink(w: Writer, holder: ModelType, column: string, target: stri
  */
 async function setSingular(w: Writer, type: ModelType, field: RelationField, id: string, target: string | null): Promise<void> {
   const link = w.app.link(type, field);
-  const what = `${type.name}.${field.name}Id`;
+  const what = `${type.name}.${idColumn(field.name)}`;
   if (link.kind === 'holds') {
-    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, `${field.name}Id`);
+    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, idColumn(field.name));
     const relation = w.app.relation(field.relation);
     if (target !== null && relation.kind === 'oneToOne') {
       await unlink(w, type, link.column, target, id);
@@ -111,11 +111,11 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
   }
   if (link.kind === 'heldBy') {
     const table = w.app.table(w.app.type(field.target).table);
-    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, `${field.name}Id`);
+    if (target !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), target, what, idColumn(field.name));
     await unlink(w, w.app.type(field.target), link.column, id);
     if (target === null) return;
     const moved = await w.tx.query(sql`UPDATE ${table} SET ${ident(link.column)} = ${id}::uuid WHERE id = ${target}::uuid`);
-    if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: `${field.name}Id` });
+    if (moved.rowCount === 0) throw badInput(`${what}: no ${field.target} has that id`, { field: idColumn(field.name) });
     // The link is stored on the other object, which changes: it needs update there too.
     await requireWrite(w.s, w.tx, w.app.type(field.target), target, 'update', {});
     w.events.record({ type: field.target, kind: 'update', id: target });
@@ -143,14 +143,14 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
     }
     const link = w.app.link(type, field);
     const given = fixed.get(field.name);
-    const idInput = given ?? input[`${field.name}Id`];
+    const idInput = given ?? input[idColumn(field.name)];
     if (!field.list && isGiven(idInput) && idInput !== null && idInput !== '') {
       const targetId = given ?? relationTarget(type, field, idInput);
       if (link.kind === 'holds') {
         // The id goes into the INSERT itself, once it names an object the caller may read (a
         // parent's id, fixed by a nested create, needs no check). A one-to-one link is first
         // taken from its holder.
-        if (given === undefined && targetId !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), targetId, `${type.name}.${field.name}Id`, `${field.name}Id`);
+        if (given === undefined && targetId !== null) await requireLinkable(w.s, w.tx, w.app.type(field.target), targetId, `${type.name}.${idColumn(field.name)}`, idColumn(field.name));
         if (w.app.relation(field.relation).kind === 'oneToOne' && targetId !== null) {
           await unlink(w, type, link.column, targetId);
         }
@@ -213,14 +213,14 @@ function reverseField(w: Writer, type: ModelType, field: RelationField): Relatio
 
 /** A nested input without the relation its parent sets. */
 function without(input: Input, field: RelationField): Input {
-  const { [field.name]: _nested, [`${field.name}Id`]: _id, ...rest } = input;
+  const { [field.name]: _nested, [idColumn(field.name)]: _id, ...rest } = input;
   return rest;
 }
 
 /** Applies an UpdateXInput to the row `id`; NOT_FOUND when there is no such row. */
 export async function updateRow(w: Writer, type: ModelType, id: string, input: Input): Promise<void> {
   const found = await w.tx.query(sql`SELECT id FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
-  if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to update${type.name}`);
+  if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to ${w.app.names.mutation('update', type.name)}`);
   await requireExisting(w.s, w.tx, type, id, 'update', input);
   if (w.s.access !== 'admin' && type.name === USER && input.password !== undefined) {
     throw new TesseraError('FORBIDDEN', 'A password is reset with an admin token; users change theirs with changeUserPassword', { field: 'password' });
@@ -234,7 +234,7 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
   w.events.record({ type: type.name, kind: 'update', id });
   for (const field of type.fields) {
     if (field.kind !== 'relation' || field.list) continue;
-    const idInput = input[`${field.name}Id`];
+    const idInput = input[idColumn(field.name)];
     if (!isGiven(idInput)) continue;
     await setSingular(w, type, field, id, relationTarget(type, field, idInput));
   }

@@ -1,22 +1,24 @@
 // One mutation root field, run in its own transaction: read the input, write, read the
 // payload back inside the same transaction. Any failure rolls everything back.
 
+import { getNamedType } from 'graphql';
 import type { FieldNode } from 'graphql';
+import { roleOf } from '../../graphql/index.js';
 import { badInput, notFound } from '../../errors/index.js';
-import { USER } from '../../model/index.js';
+import { USER, idColumn } from '../../model/index.js';
 import type { ModelType, Relation } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
 import type { Store } from '../../store/index.js';
 import { readArguments } from '../args.js';
 import { decodeId } from '../ids.js';
-import { objectType } from '../object.js';
+import { fieldOf } from '../object.js';
 import { resolveDeep } from '../params.js';
 import type { CompileState } from '../state.js';
 import { castOf, fieldIn } from '../values.js';
 import { requireEdgeWrite } from './checks.js';
 import { writeError } from './errors.js';
-import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart } from './payload.js';
+import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './events.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
@@ -37,32 +39,39 @@ export interface MutationContext {
 /** Runs the mutation field `nodes` and returns its payload as JSON text (or "null"). */
 export async function runMutation(s: CompileState, m: MutationContext, nodes: readonly FieldNode[]): Promise<string> {
   const node = nodes[0] as FieldNode;
-  const name = node.name.value;
-  const root = s.app.index.mutations.get(name);
-  const def = objectType(s, 'Mutation').getFields()[name];
-  if (!root || !def) throw new Error(`unknown mutation ${name}`);
+  const def = fieldOf(s, 'Mutation', node.name.value);
+  const role = roleOf(def);
   const args = readArguments(def.args, node.arguments, s.binder);
   const input = (resolveDeep(args.input, s.binder.request) ?? {}) as Input;
-  const payloadType = def.type.toString();
-  if (root.kind === 'login') return runLogin(s, m, input, payloadType, nodes);
-  if (root.kind === 'changePassword') return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
+  const payloadType = getNamedType(def.type).name;
+  switch (role.kind) {
+    case 'login':
+      return runLogin(s, m, input, payloadType, nodes);
+    case 'changePassword':
+      return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
+    case 'create':
+    case 'update':
+    case 'delete': {
+      const type = s.app.type(role.type);
+      const kind = role.kind;
+      return written(s, m, (w) => rowMutation(s, w, kind, type, input, payloadType, nodes));
+    }
+    case 'addEdge':
+    case 'updateEdge':
+    case 'removeEdge': {
+      const relation = s.app.relation(role.relation);
+      const kind = role.kind;
+      return written(s, m, (w) => edgeMutation(s, w, kind, relation, input, payloadType, nodes));
+    }
+    default:
+      throw new Error(`${node.name.value} is not a mutation (${role.kind})`);
+  }
+}
+
+/** Runs `write` in the mutation's transaction; constraint violations become coded errors. */
+async function written(s: CompileState, m: MutationContext, write: (w: Writer) => Promise<string>): Promise<string> {
   try {
-    return await writeTransaction(m.store, s, m.hooks, async (w) => {
-      switch (root.kind) {
-        case 'create':
-        case 'update':
-        case 'delete':
-          return await rowMutation(s, w, root.kind, s.app.type(root.type), input, payloadType, nodes);
-        case 'addEdge':
-        case 'updateEdge':
-        case 'removeEdge':
-          return await edgeMutation(s, w, root.kind, s.app.relation(root.relation), input, payloadType, nodes);
-        default: {
-          const never: never = root;
-          throw new Error(`unknown mutation kind ${JSON.stringify(never)}`);
-        }
-      }
-    });
+    return await writeTransaction(m.store, s, m.hooks, write);
   } catch (err) {
     throw writeError(s.app, err);
   }
@@ -77,14 +86,14 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
   // Someone signing up reads the payload as the user they just became.
   const view = kind === 'create' && type.name === USER && s.access === 'rules' ? asUser(s, id) : s;
   const parts: PayloadPart[] = [];
-  for (const [key, group] of payloadFields(view, payloadType, nodes)) {
-    const common = commonPart(view, payloadType, key, group, input.clientMutationId);
-    const name = (group[0] as FieldNode).name.value;
+  for (const selection of payloadFields(view, payloadType, nodes)) {
+    const { key, group, role } = selection;
+    const common = commonPart(view, payloadType, selection, input.clientMutationId);
     if (common) parts.push(common);
-    else if (name === `changed${type.name}`) parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
-    else if (name === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
-    else if (name === 'token') parts.push({ key, text: JSON.stringify(await userToken(w, id)) });
-    else throw new Error(`unknown payload field ${payloadType}.${name}`);
+    else if (role?.kind === 'changedRow') parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
+    else if (role?.kind === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
+    else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(await userToken(w, id)) });
+    else throw unknownPayloadField(payloadType, selection);
   }
   const read = new Map<string, string>();
   await readPhase(view, w.tx, parts, 'before', read);
@@ -110,7 +119,7 @@ interface EdgeEnds {
 function edgeEnds(relation: Relation, input: Input): EdgeEnds {
   const storage = relation.storage;
   if (storage.kind !== 'joinTable') throw new Error(`${relation.name} has no join table`);
-  const ids = storage.endNames.map((end, i) => decodeId(String(input[`${end}Id`]), storage.targets[i] as string, `input.${end}Id`)) as [string, string];
+  const ids = storage.endNames.map((end, i) => decodeId(String(input[idColumn(end)]), storage.targets[i] as string, `input.${idColumn(end)}`)) as [string, string];
   return { storage, ids };
 }
 
@@ -150,14 +159,13 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
   }
   const phase = kind === 'removeEdge' ? 'before' : 'after';
   const parts: PayloadPart[] = [];
-  for (const [key, group] of payloadFields(s, payloadType, nodes)) {
-    const common = commonPart(s, payloadType, key, group, input.clientMutationId);
-    const name = (group[0] as FieldNode).name.value;
-    const end = ends.storage.endNames.indexOf(name);
+  for (const selection of payloadFields(s, payloadType, nodes)) {
+    const { key, group, role } = selection;
+    const common = commonPart(s, payloadType, selection, input.clientMutationId);
     if (common) parts.push(common);
-    else if (name === `changed${relation.name}`) parts.push(joinId ? { key, phase, json: joinPart(s, relation, joinId, group) } : { key, text: 'null' });
-    else if (end >= 0) parts.push({ key, phase: 'after', json: rowPart(s, ends.storage.targets[end] as string, ends.ids[end] as string, group) });
-    else throw new Error(`unknown payload field ${payloadType}.${name}`);
+    else if (role?.kind === 'changedJoin') parts.push(joinId ? { key, phase, json: joinPart(s, relation, joinId, group) } : { key, text: 'null' });
+    else if (role?.kind === 'edgeEnd') parts.push({ key, phase: 'after', json: rowPart(s, ends.storage.targets[role.end] as string, ends.ids[role.end] as string, group) });
+    else throw unknownPayloadField(payloadType, selection);
   }
   const read = new Map<string, string>();
   await readPhase(s, w.tx, parts, 'before', read);

@@ -11,7 +11,7 @@ import { Binder } from '../params.js';
 import { CompileState } from '../state.js';
 import { checkText } from '../values.js';
 import { writeError } from './errors.js';
-import { assemble, commonPart, payloadFields, readPhase, rowPart } from './payload.js';
+import { assemble, commonPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './events.js';
 import type { Writer } from './rows.js';
@@ -59,13 +59,13 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
       const token = await m.hooks.issueToken(user.id, stored);
       const view = asUser(s, user.id);
       const parts: PayloadPart[] = [];
-      for (const [key, group] of payloadFields(view, payloadType, nodes)) {
-        const common = commonPart(view, payloadType, key, group, input.clientMutationId);
-        const name = (group[0] as FieldNode).name.value;
+      for (const selection of payloadFields(view, payloadType, nodes)) {
+        const { key, group, role } = selection;
+        const common = commonPart(view, payloadType, selection, input.clientMutationId);
         if (common) parts.push(common);
-        else if (name === 'token') parts.push({ key, text: JSON.stringify(token) });
-        else if (name === 'user') parts.push({ key, phase: 'after', json: rowPart(view, USER, user.id, group) });
-        else throw new Error(`unknown payload field ${payloadType}.${name}`);
+        else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(token) });
+        else if (role?.kind === 'loggedInUser') parts.push({ key, phase: 'after', json: rowPart(view, USER, user.id, group) });
+        else throw unknownPayloadField(payloadType, selection);
       }
       const read = new Map<string, string>();
       await readPhase(view, tx, parts, 'after', read);
@@ -104,12 +104,12 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
       w.events.record({ type: USER, kind: 'update', id });
       const view = admin ? s : asUser(s, id);
       const parts: PayloadPart[] = [];
-      for (const [key, group] of payloadFields(view, payloadType, nodes)) {
-        const common = commonPart(view, payloadType, key, group, input.clientMutationId);
-        const name = (group[0] as FieldNode).name.value;
+      for (const selection of payloadFields(view, payloadType, nodes)) {
+        const { key, group, role } = selection;
+        const common = commonPart(view, payloadType, selection, input.clientMutationId);
         if (common) parts.push(common);
-        else if (name === 'changedUser') parts.push({ key, phase: 'after', json: rowPart(view, USER, id, group) });
-        else throw new Error(`unknown payload field ${payloadType}.${name}`);
+        else if (role?.kind === 'changedRow') parts.push({ key, phase: 'after', json: rowPart(view, USER, id, group) });
+        else throw unknownPayloadField(payloadType, selection);
       }
       const read = new Map<string, string>();
       await readPhase(view, tx, parts, 'after', read);
