@@ -50,6 +50,16 @@ function asList(v: unknown): unknown[] {
   return Array.isArray(v) ? v : v === undefined || v === null ? [] : [v];
 }
 
+/** The items of a list operand; null items, which list types allow, are left out. */
+function present(v: unknown): unknown[] {
+  return asList(v).filter((item) => item !== null && item !== undefined);
+}
+
+/** The filters an `AND` / `OR` combines, null items left out (a variable's included). */
+function terms(s: CompileState, v: unknown): unknown[] {
+  return asList(s.binder.shape(v)).filter((w) => s.binder.shape(w) != null);
+}
+
 /** The predicate of `where` on rows of `type` aliased `row`. */
 export function wherePredicate(s: CompileState, type: ModelType, row: SqlFragment, where: unknown): SqlFragment {
   const args = asObject(s.binder.shape(where));
@@ -57,8 +67,8 @@ export function wherePredicate(s: CompileState, type: ModelType, row: SqlFragmen
   const parts: SqlFragment[] = [];
   for (const [key, v] of Object.entries(args)) {
     const arg = asObject(s.binder.shape(v));
-    if (key === 'AND') parts.push(and(asList(s.binder.shape(v)).map((w) => wherePredicate(s, type, row, w))));
-    else if (key === 'OR') parts.push(or(asList(s.binder.shape(v)).map((w) => wherePredicate(s, type, row, w))));
+    if (key === 'AND') parts.push(and(terms(s, v).map((w) => wherePredicate(s, type, row, w))));
+    else if (key === 'OR') parts.push(or(terms(s, v).map((w) => wherePredicate(s, type, row, w))));
     else if (key === 'NOT') {
       if (arg) parts.push(sql`NOT COALESCE(${wherePredicate(s, type, row, arg)}, FALSE)`);
     } else if (!arg) continue;
@@ -109,10 +119,10 @@ function nullCheck(s: CompileState, col: SqlFragment, flag: unknown): SqlFragmen
 export function valuePredicate(s: CompileState, field: ValueField, col: SqlFragment, arg: Args, what: string): SqlFragment {
   const cast = castOf(field);
   const one = (v: unknown) => s.binder.param(v, (x) => operandIn(field, x, what));
-  const many = (v: unknown) => s.binder.param(v, (x) => asList(x).map((item) => operandIn(field, item, what)));
+  const many = (v: unknown) => s.binder.param(v, (x) => present(x).map((item) => operandIn(field, item, what)));
   const pair = (v: unknown, op: string) =>
     s.binder.param(v, (x) => {
-      const list = asList(x);
+      const list = present(x);
       if (list.length !== 2) throw badInput(`${what}: ${op} takes exactly two values, [from, to]`, { field: what });
       return list.map((item) => operandIn(field, item, what));
     });
@@ -217,7 +227,7 @@ export function checkPattern(pattern: string, what: string): string {
 /** eq / ne / in / notIn / isNull on an id expression (a uuid column or subquery). */
 function idPredicate(s: CompileState, col: SqlFragment, target: string, arg: Args, what: string): SqlFragment {
   const one = (v: unknown) => s.binder.param(v, (x) => decodeId(String(x), target, what));
-  const many = (v: unknown) => s.binder.param(v, (x) => asList(x).map((item) => decodeId(String(item), target, what)));
+  const many = (v: unknown) => s.binder.param(v, (x) => present(x).map((item) => decodeId(String(item), target, what)));
   const parts: SqlFragment[] = [];
   for (const [op, v] of Object.entries(arg)) {
     if (op === 'isNull') {
@@ -289,8 +299,8 @@ export function edgePredicate(s: CompileState, relation: Relation, j: SqlFragmen
   const parts: SqlFragment[] = [];
   for (const [key, v] of Object.entries(where)) {
     const arg = asObject(s.binder.shape(v));
-    if (key === 'AND') parts.push(and(asList(s.binder.shape(v)).map((w) => edgePredicate(s, relation, j, asObject(s.binder.shape(w))))));
-    else if (key === 'OR') parts.push(or(asList(s.binder.shape(v)).map((w) => edgePredicate(s, relation, j, asObject(s.binder.shape(w))))));
+    if (key === 'AND') parts.push(and(terms(s, v).map((w) => edgePredicate(s, relation, j, asObject(s.binder.shape(w))))));
+    else if (key === 'OR') parts.push(or(terms(s, v).map((w) => edgePredicate(s, relation, j, asObject(s.binder.shape(w))))));
     else if (key === 'NOT') {
       if (arg) parts.push(sql`NOT COALESCE(${edgePredicate(s, relation, j, arg)}, FALSE)`);
     } else if (arg) {

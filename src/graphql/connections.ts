@@ -32,7 +32,8 @@ export function pageInfoType(reg: TypeRegistry): GraphQLObjectType {
 export function connectionArgs(reg: TypeRegistry, target: string): GraphQLFieldConfigArgumentMap {
   return {
     where: { type: whereArgsType(reg, target) },
-    orderBy: { type: new GraphQLList(new GraphQLNonNull(orderByArgsType(reg, target))) },
+    // Items nullable, as the original service typed it: clients declare `$orderBy: [XOrderByArgs]`.
+    orderBy: { type: new GraphQLList(orderByArgsType(reg, target)) },
     first: { type: GraphQLInt },
     after: { type: GraphQLString },
     last: { type: GraphQLInt },

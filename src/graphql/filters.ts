@@ -1,7 +1,7 @@
 // The `where` inputs: `XWhereArgs` (system fields, value fields, relation and relation-id
 // filters, AND / OR / NOT), many-to-many `{ edge, node }` filters and `REdgeWhereArgs`.
 
-import { GraphQLInputObjectType, GraphQLList, GraphQLNonNull } from 'graphql';
+import { GraphQLInputObjectType, GraphQLList } from 'graphql';
 import type { GraphQLInputFieldConfigMap } from 'graphql';
 import { idColumn } from '../model/index.js';
 import type { ModelType, Relation, RelationField } from '../model/index.js';
@@ -11,7 +11,8 @@ import { readableFields } from './valueTypes.js';
 
 /** `AND`, `OR` and `NOT` of an input combining filters of its own kind. */
 export function combinators(self: GraphQLInputObjectType): GraphQLInputFieldConfigMap {
-  const list = new GraphQLList(new GraphQLNonNull(self));
+  // Items nullable, as the original service typed them (`AND: [XWhereArgs]`); null items are ignored.
+  const list = new GraphQLList(self);
   return {
     AND: { type: list, description: 'Every one of these filters matches.' },
     OR: { type: list, description: 'At least one of these filters matches.' },

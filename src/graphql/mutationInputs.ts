@@ -37,7 +37,8 @@ export function createInputType(reg: TypeRegistry, typeName: string): GraphQLInp
             };
           } else {
             fields[field.name] = {
-              type: new GraphQLList(new GraphQLNonNull(createInputType(reg, field.target))),
+              // Items nullable, as the original service typed them; null items create nothing.
+              type: new GraphQLList(createInputType(reg, field.target)),
               description: `New objects of type ${field.target} to create and relate to.`,
             };
           }

@@ -77,7 +77,8 @@ function operandType(op: Operator, operand: GraphQLNamedInputType): GraphQLInput
     case 'notBetween':
     case 'in':
     case 'notIn':
-      return new GraphQLList(new GraphQLNonNull(operand));
+      // Items nullable, as clients of the original service declare them (`$ids: [ID]`).
+      return new GraphQLList(operand);
     case 'like':
     case 'notLike':
     case 'matches':

@@ -182,7 +182,7 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'Query.viewer')).toBe('Viewer');
     expect(args(blog, 'Viewer.allPosts')).toEqual({
       where: 'PostWhereArgs',
-      orderBy: '[PostOrderByArgs!]',
+      orderBy: '[PostOrderByArgs]',
       first: 'Int',
       after: 'String',
       last: 'Int',
@@ -216,7 +216,7 @@ describe('names clients rely on', () => {
     expect(fieldNames(blog, 'RemoveFromUserEditsConnectionPayload')).toEqual(['changedUserEdits', 'clientMutationId', 'post', 'user', 'viewer']);
     expect(fieldType(blog, 'CreatePostInput.authorId')).toBe('ID');
     expect(fieldType(blog, 'CreatePostInput.author')).toBe('CreateUserInput');
-    expect(fieldType(blog, 'CreatePostInput.editors')).toBe('[CreateUserInput!]');
+    expect(fieldType(blog, 'CreatePostInput.editors')).toBe('[CreateUserInput]');
     expect(fieldType(blog, 'CreatePostInput.title')).toBe('String!');
     expect(fieldType(blog, 'CreatePostInput.status')).toBe('PostStatus');
     expect(fieldType(blog, 'UpdatePostInput.id')).toBe('ID!');
@@ -263,11 +263,11 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'PostEditorsWhereArgs.node')).toBe('UserWhereArgs');
     expect(fieldType(blog, 'FriendshipEdgeWhereArgs.status')).toBe('FriendshipStatusWhereArgs');
     expect(fieldNames(blog, 'PostAuthorIdWhereArgs')).toEqual(['eq', 'in', 'isNull', 'ne', 'notIn']);
-    expect(fieldType(blog, 'PostTitleWhereArgs.between')).toBe('[String!]');
+    expect(fieldType(blog, 'PostTitleWhereArgs.between')).toBe('[String]');
     expect(fieldType(blog, 'PostTitleWhereArgs.like')).toBe('String');
     expect(fieldType(blog, 'PostRatingWhereArgs.like')).toBeUndefined();
     expect(fieldType(blog, 'PostCreatedAtWhereArgs.gte')).toBe('DateTime');
-    expect(fieldType(blog, 'PostWhereArgs.AND')).toBe('[PostWhereArgs!]');
+    expect(fieldType(blog, 'PostWhereArgs.AND')).toBe('[PostWhereArgs]');
     expect(fieldType(blog, 'PostWhereArgs.NOT')).toBe('PostWhereArgs');
     expect(fieldType(blog, 'PostOrderByArgs.field')).toBe('PostOrderByField!');
     expect(fieldType(blog, 'PostOrderByArgs.direction')).toBe('OrderDirection');

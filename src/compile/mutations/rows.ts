@@ -178,7 +178,8 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
     const items = input[field.name];
     if (!Array.isArray(items) || items.length === 0) continue;
     after.push(async () => {
-      for (const item of items as Input[]) {
+      // A null item, which the list type allows, creates nothing.
+      for (const item of (items as (Input | null)[]).filter((i): i is Input => i !== null)) {
         if (link.kind === 'heldBy') {
           const back = reverseField(w, type, field);
           if (!back) throw new Error(`${type.name}.${field.name} has no reverse field`);
