@@ -1,7 +1,7 @@
 // Operations written the way clients of the original service write them, through the real
 // server on both stores: variables typed `[XOrderByArgs]`, `[ID]`, `[XWhereArgs]` (list items
-// nullable, null items ignored), and a schema whose made-up names clash (a type `UserMeta` beside a
-// field `User.meta`).
+// nullable, null items ignored), a schema whose made-up names clash (a type `UserMeta` beside a
+// field `User.meta`), and an ordinary query with no `first` anywhere under the default cost limit.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../server/harness.js';
@@ -108,5 +108,17 @@ describe.each(STORE_KINDS)('clients of the original service (%s)', (kind) => {
       edges: [{ __typename: 'UserMetaEdge' }, { __typename: 'UserMetaEdge' }],
       aggregations: { __typename: 'UserMetaAggregations', count: 2 },
     });
+  });
+
+  it('lets "all users, each with their posts and roles" through with no first anywhere, and refuses a million objects', async () => {
+    for (let i = 0; i < 3; i++) {
+      await app.data('mutation($i: CreateUserInput!) { createUser(input: $i) { clientMutationId } }', { i: { username: `writer-${i}`, password: 'pw-123456', posts: [{ title: `p${i}` }] } });
+    }
+    const ordinary = await app.gql('{ viewer { allUsers { edges { node { username posts { edges { node { title } } } roles { edges { node { name } } } } } } } }');
+    expect(codes(ordinary)).toEqual([]);
+    expect(ordinary.body.data.viewer.allUsers.edges.length).toBeGreaterThanOrEqual(3);
+    const hostile = await app.gql('{ viewer { allUsers { edges { node { posts { edges { node { author { posts { edges { node { title } } } } } } } } } } } }');
+    expect(codes(hostile)).toEqual(['LIMIT_EXCEEDED']);
+    expect(hostile.body.errors[0].extensions.limit).toBe('maxCost');
   });
 });

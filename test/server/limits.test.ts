@@ -69,60 +69,75 @@ describe('the cost model', () => {
     return operationCost({ schema, document, operation, variables, defaultPageSize });
   };
 
-  it('costs 1 per field', () => {
-    expect(cost('{ __typename }')).toBe(1);
-    expect(cost('{ viewer { id } }')).toBe(2);
-    expect(cost('query($id: ID!) { getPost(id: $id) { id title } }')).toBe(3);
+  it('counts the objects a query can return: 1 per model object, scalars and wrappers free', () => {
+    expect(cost('{ __typename }')).toBe(0);
+    expect(cost('{ viewer { id } }')).toBe(0);
+    expect(cost('query($id: ID!) { getPost(id: $id) { id title } }')).toBe(1);
+    expect(cost('query($id: ID!) { getComment(id: $id) { text post { title } } }')).toBe(2);
+    expect(cost('{ viewer { user { id } } }')).toBe(1);
   });
 
-  it('counts the edges of a connection once per item of its page, pageInfo and aggregations once', () => {
-    // viewer + allPosts + edges + 10 × (node + title)
-    expect(cost('{ viewer { allPosts(first: 10) { edges { node { title } } } } }')).toBe(3 + 10 * 2);
-    expect(cost('{ viewer { allPosts(last: 10) { edges { node { title } } } } }')).toBe(3 + 10 * 2);
-    expect(cost('{ viewer { allPosts(first: 10) { pageInfo { hasNextPage } aggregations { count } } } }')).toBe(1 + 1 + 2 + 2);
+  it('counts a connection 1 per item of its page, pageInfo and aggregations not at all', () => {
+    expect(cost('{ viewer { allPosts(first: 10) { edges { node { title } } } } }')).toBe(10);
+    expect(cost('{ viewer { allPosts(last: 10) { edges { cursor } } } }')).toBe(10);
+    expect(cost('{ viewer { allPosts(first: 10) { pageInfo { hasNextPage } aggregations { count } } } }')).toBe(0);
+    // A singular relation of each item is another object per item.
+    expect(cost('{ viewer { allComments(first: 10) { edges { node { post { title } } } } } }')).toBe(10 * 2);
   });
 
   it('multiplies nested page sizes', () => {
     const query = '{ viewer { allPosts(first: 10) { edges { node { comments(first: 20) { edges { node { text } } } } } } } }';
-    // viewer + allPosts + edges + 10 × (node + comments + edges + 20 × (node + text))
-    expect(cost(query)).toBe(3 + 10 * (3 + 20 * 2));
+    // 10 posts × (the post + 20 comments)
+    expect(cost(query)).toBe(10 * (1 + 20));
     // The example of docs/security.md.
-    expect(cost('{ viewer { allPosts(first: 10) { edges { node { title comments(first: 20) { edges { node { text } } } } } } } }')).toBe(443);
+    expect(cost('{ viewer { allPosts(first: 10) { edges { node { title comments(first: 20) { edges { node { text } } } } } } } }')).toBe(210);
   });
 
   it('takes the default page size when neither first nor last is given', () => {
-    expect(cost('{ viewer { allPosts { edges { node { title } } } } }')).toBe(3 + 100 * 2);
-    expect(cost('{ viewer { allPosts { edges { node { title } } } } }', {}, 7)).toBe(3 + 7 * 2);
+    expect(cost('{ viewer { allPosts { edges { node { title } } } } }')).toBe(100);
+    expect(cost('{ viewer { allPosts { edges { node { title } } } } }', {}, 7)).toBe(7);
+    // Three connections nested at the default size: a million objects.
+    expect(cost('{ viewer { allPosts { edges { node { comments { edges { node { post { comments { edges { node { text } } } } } } } } } } } }')).toBe(100 * (1 + 100 * (2 + 100)));
   });
 
   it('reads first and last from the variables, or their defaults', () => {
     const query = 'query($n: Int, $m: Int = 4) { viewer { allPosts(first: $n) { edges { node { comments(last: $m) { edges { node { text } } } } } } } }';
-    expect(cost(query, { n: 5, m: 6 })).toBe(3 + 5 * (3 + 6 * 2));
-    expect(cost(query, { n: 5 })).toBe(3 + 5 * (3 + 4 * 2));
-    expect(cost(query, {})).toBe(3 + 100 * (3 + 4 * 2));
-    expect(cost(query, { n: 5, m: null })).toBe(3 + 5 * (3 + 100 * 2));
+    expect(cost(query, { n: 5, m: 6 })).toBe(5 * (1 + 6));
+    expect(cost(query, { n: 5 })).toBe(5 * (1 + 4));
+    expect(cost(query, {})).toBe(100 * (1 + 4));
+    expect(cost(query, { n: 5, m: null })).toBe(5 * (1 + 100));
   });
 
   it('counts a page of 0 like a page of 1 (pageInfo and aggregations are still answered)', () => {
-    expect(cost('{ viewer { allPosts(first: 0) { edges { node { title } } } } }')).toBe(3 + 2);
+    expect(cost('{ viewer { allPosts(first: 0) { edges { node { title } } } } }')).toBe(1);
   });
 
   it('counts fragments where they are spread, with the page size around them', () => {
     const query = `{ viewer { allPosts(first: 10) { ...Page } } }
       fragment Page on PostConnection { edges { ...Item } }
       fragment Item on PostEdge { node { title ... on Post { id } } }`;
-    expect(cost(query)).toBe(2 + 1 + 10 * 3);
+    expect(cost(query)).toBe(10);
   });
 
   it('stays linear however often fragments spread each other', () => {
-    const fragments = Array.from({ length: 40 }, (_, i) => `fragment F${i + 1} on Post { ...F${i} ...F${i} }`);
-    const query = `query($id: ID!) { getPost(id: $id) { ...F40 } } fragment F0 on Post { id } ${fragments.join(' ')}`;
+    const fragments = Array.from({ length: 40 }, (_, i) => `fragment F${i + 1} on Comment { ...F${i} ...F${i} }`);
+    const query = `query($id: ID!) { getComment(id: $id) { ...F40 } } fragment F0 on Comment { post { id } } ${fragments.join(' ')}`;
     expect(cost(query)).toBe(1 + 2 ** 40);
   });
 
   it('counts mutation payloads too', () => {
     const query = 'mutation { createPost(input: { title: "x" }) { changedPost { comments(first: 3) { edges { node { text } } } } } }';
-    expect(cost(query)).toBe(1 + 1 + 1 + 1 + 3 * 2);
+    expect(cost(query)).toBe(1 + 3);
+  });
+
+  it('lets an ordinary client query through: all users, each with their posts and roles, no first anywhere', () => {
+    const users = appSchema('costmodel002', 1, parseSchema('type User @model { posts: [Post] @relation(name: "PostAuthor") } type Post @model { title: String author: User @relation(name: "PostAuthor") }'));
+    const query = '{ viewer { allUsers { edges { node { username posts { edges { node { title } } } roles { edges { node { name } } } } } } } }';
+    const document = parse(query);
+    const operation = document.definitions[0];
+    if (operation?.kind !== 'OperationDefinition') throw new Error('no operation');
+    // 100 users × (the user + 100 posts + 100 roles), under the default maxCost of 50,000.
+    expect(operationCost({ schema: users, document, operation, variables: {}, defaultPageSize: 100 })).toBe(100 * (1 + 100 + 100));
   });
 });
 
@@ -304,25 +319,25 @@ describe.each(STORE_KINDS)('request limits of the data API (%s)', (kind) => {
   });
 
   describe('cost', () => {
-    // k __typename fields + viewer + allPosts + edges + a × (node + comments + edges + b × (node + text))
-    const costly = (k: number) =>
-      `query($a: Int, $b: Int) { ${'__typename '.repeat(k)} viewer { allPosts(first: $a) { edges { node { comments(first: $b) { edges { node { text } } } } } } } }`;
+    // a posts × (the post + b comments), and one more object when `extra` is set.
+    const costly = (extra: boolean) =>
+      `query($a: Int, $b: Int) { ${extra ? 'viewer { user { id } }' : ''} viewer { allPosts(first: $a) { edges { node { comments(first: $b) { edges { node { text } } } } } } } }`;
 
     it('allows a cost of 50,000 and refuses 50,001 by default', async () => {
-      await passes(app, costly(97), { a: 100, b: 248 });
-      const error = await refused(app, costly(98), 'maxCost', { a: 100, b: 248 });
+      await passes(app, costly(false), { a: 100, b: 499 });
+      const error = await refused(app, costly(true), 'maxCost', { a: 100, b: 499 });
       expect(error.extensions.maximum).toBe(50_000);
       expect(error.message).toContain('50001');
     });
 
     it('reads page sizes from the variables of each request, with the same document', async () => {
-      await passes(app, costly(0), { a: 10, b: 10 });
-      await refused(app, costly(0), 'maxCost', { a: 100, b: 1000 });
-      await passes(app, costly(0), { a: 10, b: 10 });
+      await passes(app, costly(false), { a: 10, b: 10 });
+      await refused(app, costly(false), 'maxCost', { a: 100, b: 1000 });
+      await passes(app, costly(false), { a: 10, b: 10 });
     });
 
     it('multiplies nested default page sizes', async () => {
-      const target = await freshApp({ defaultPageSize: 10, maxCost: 3 + 10 * (3 + 10 * 2) });
+      const target = await freshApp({ defaultPageSize: 10, maxCost: 10 * (1 + 10) });
       const query = '{ viewer { allPosts { edges { node { comments { edges { node { text } } } } } } } }';
       await passes(target, query);
       await updateSettings(target, { defaultPageSize: 11 });
@@ -331,14 +346,14 @@ describe.each(STORE_KINDS)('request limits of the data API (%s)', (kind) => {
 
     it('follows maxCost set through updateApp', async () => {
       const target = await freshApp({ maxCost: 100 });
-      // viewer + id + allPosts + edges + 48 × (node + title) = 100
-      await passes(target, '{ viewer { id allPosts(first: 48) { edges { node { title } } } } }');
-      await refused(target, '{ viewer { id __typename allPosts(first: 48) { edges { node { title } } } } }', 'maxCost');
+      // 100 posts; then one object more (the viewer's user)
+      await passes(target, '{ viewer { id allPosts(first: 100) { edges { node { title } } } } }');
+      await refused(target, '{ viewer { id user { id } allPosts(first: 100) { edges { node { title } } } } }', 'maxCost');
     });
 
     it('bounds mutations before anything is written', async () => {
       const target = await freshApp({ maxCost: 10 });
-      const create = 'mutation { createPost(input: { title: "costly" }) { changedPost { comments(first: 5) { edges { node { text } } } } } }';
+      const create = 'mutation { createPost(input: { title: "costly" }) { changedPost { comments(first: 10) { edges { node { text } } } } } }';
       await refused(target, create, 'maxCost');
       const count = await target.data('{ viewer { allPosts { aggregations { count } } } }');
       expect(count.viewer.allPosts.aggregations.count).toBe(0);

@@ -1,8 +1,12 @@
-// The cost of an operation, estimated before it runs: every field costs 1, and what a
-// connection (a field taking `first`/`last`) holds per item of its page — its list fields,
-// `edges` — counts once per item, so nested page sizes multiply. Page sizes given as variables
-// are read from the request, which is why cost is checked per request rather than cached with
-// the validated document.
+// The cost of an operation, estimated before it runs: how many objects it can return. Each
+// object of a model type (`getPost`, `viewer.user`, a singular relation, a mutation's
+// `changedPost`) counts 1, and a connection (a field taking `first`/`last`) counts 1 per item
+// of its page — the item's edge and node together — with what each item holds below it counted
+// once per item, so nested page sizes multiply. Scalars and the objects that only wrap others
+// (`viewer`, a connection itself, `pageInfo`, `aggregations`, payloads, embedded values) are
+// free: the token and alias limits bound how many of those a document can ask for. Page sizes
+// given as variables are read from the request, which is why cost is checked per request
+// rather than cached with the validated document.
 
 import { Kind, getNamedType, getNullableType, isInterfaceType, isListType, isObjectType, valueFromASTUntyped } from 'graphql';
 import type {
@@ -33,6 +37,11 @@ function fieldOf(parent: GraphQLNamedType | undefined | null, name: string): Gra
 
 function isConnection(field: GraphQLField<unknown, unknown>): boolean {
   return field.args.some((arg) => arg.name === 'first' || arg.name === 'last');
+}
+
+/** An object of a model type (every one implements `Node`): what a row of the app's data returns as. */
+function isModelObject(type: GraphQLNamedType): boolean {
+  return isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node');
 }
 
 /** The operation's estimated cost (may be Infinity for absurd page sizes). */
@@ -69,23 +78,24 @@ export function operationCost(request: CostRequest): number {
 
   /**
    * The cost of a selection set on `parent`. `items` is the page size when `parent` is a
-   * connection: its list fields (`edges`) hold one entry per item, the rest (`pageInfo`,
-   * `aggregations`) are answered once.
+   * connection: its list field (`edges`) holds one entry per item, counted 1 each; the rest
+   * (`pageInfo`, `aggregations`) is answered once. `inItem` says `parent` is such an entry,
+   * whose object (`node`) its item has counted already.
    */
-  function selectionsCost(parent: GraphQLNamedType | undefined | null, set: SelectionSetNode, items: number | undefined): number {
+  function selectionsCost(parent: GraphQLNamedType | undefined | null, set: SelectionSetNode, items: number | undefined, inItem = false): number {
     let total = 0;
     for (const selection of set.selections) {
       switch (selection.kind) {
         case Kind.FIELD:
-          total += fieldCost(parent, selection, items);
+          total += fieldCost(parent, selection, items, inItem);
           break;
         case Kind.INLINE_FRAGMENT: {
           const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-          total += selectionsCost(on, selection.selectionSet, items);
+          total += selectionsCost(on, selection.selectionSet, items, inItem);
           break;
         }
         case Kind.FRAGMENT_SPREAD:
-          total += fragmentCost(selection.name.value, items);
+          total += fragmentCost(selection.name.value, items, inItem);
           break;
         default: {
           const never: never = selection;
@@ -96,24 +106,27 @@ export function operationCost(request: CostRequest): number {
     return total;
   }
 
-  function fieldCost(parent: GraphQLNamedType | undefined | null, node: FieldNode, items: number | undefined): number {
-    if (!node.selectionSet) return 1;
+  function fieldCost(parent: GraphQLNamedType | undefined | null, node: FieldNode, items: number | undefined, inItem: boolean): number {
+    if (!node.selectionSet) return 0;
     // Introspection fields are not among a type's own fields; nothing below them pages.
     const field = fieldOf(parent, node.name.value);
-    if (!field) return 1 + selectionsCost(undefined, node.selectionSet, undefined);
-    const perItem = items !== undefined && isListType(getNullableType(field.type)) ? items : 1;
-    const pageItems = isConnection(field) ? pageSize(node) : undefined;
-    return 1 + perItem * selectionsCost(getNamedType(field.type), node.selectionSet, pageItems);
+    if (!field) return selectionsCost(undefined, node.selectionSet, undefined);
+    const named = getNamedType(field.type);
+    // A connection's entries: one item each, the edge and its node together.
+    if (items !== undefined && isListType(getNullableType(field.type))) return items * (1 + selectionsCost(named, node.selectionSet, undefined, true));
+    if (isConnection(field)) return selectionsCost(named, node.selectionSet, pageSize(node));
+    const own = isModelObject(named) && !inItem ? 1 : 0;
+    return own + selectionsCost(named, node.selectionSet, undefined);
   }
 
-  function fragmentCost(name: string, items: number | undefined): number {
-    const key = `${name}\u0000${items ?? ''}`;
+  function fragmentCost(name: string, items: number | undefined, inItem: boolean): number {
+    const key = `${name}\u0000${items ?? ''}\u0000${inItem}`;
     const known = fragmentCosts.get(key);
     if (known !== undefined) return known;
     const fragment = fragments.get(name);
     // Validation has refused unknown and cyclic fragments; the guard only keeps this total.
     fragmentCosts.set(key, 0);
-    const cost = fragment ? selectionsCost(schema.getType(fragment.typeCondition.name.value), fragment.selectionSet, items) : 0;
+    const cost = fragment ? selectionsCost(schema.getType(fragment.typeCondition.name.value), fragment.selectionSet, items, inItem) : 0;
     fragmentCosts.set(key, cost);
     return cost;
   }
