@@ -1,16 +1,16 @@
 // WebSocket connections on an app's path: the upgrade is answered only for a known app, the
 // subprotocol the client asks for picks the protocol (graphql-transport-ws through the
-// graphql-ws library, or the older subscriptions-transport-ws one), and shutdown closes every
-// connection with 1001 (going away).
+// graphql-ws library, or either protocol of the older subscriptions-transport-ws), and shutdown
+// closes every connection with 1001 (going away).
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { CloseCode, DEPRECATED_GRAPHQL_WS_PROTOCOL, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
+import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import { LEGACY_CLOSE_REFUSED, serveLegacy } from './legacy.js';
+import { GRAPHQL_SUBSCRIPTIONS_DIALECT, GRAPHQL_WS_DIALECT, LEGACY_CLOSE_REFUSED, dialectOf, serveLegacy } from './legacy.js';
 import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf, toExecutionResult } from './session.js';
 import type { OperationOutcome, SocketSession, StreamSocket } from './session.js';
 
@@ -56,10 +56,11 @@ export class RealtimeSockets {
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxPayload,
-      // The newer protocol when offered; the older one for clients that only speak it.
+      // The newest protocol offered: graphql-transport-ws, then the two of subscriptions-transport-ws.
       handleProtocols: (protocols) => {
         if (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)) return GRAPHQL_TRANSPORT_WS_PROTOCOL;
-        if (protocols.has(DEPRECATED_GRAPHQL_WS_PROTOCOL)) return DEPRECATED_GRAPHQL_WS_PROTOCOL;
+        if (protocols.has(GRAPHQL_WS_DIALECT.protocol)) return GRAPHQL_WS_DIALECT.protocol;
+        if (protocols.has(GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol)) return GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol;
         return false;
       },
     });
@@ -118,7 +119,7 @@ export class RealtimeSockets {
   }
 
   #serve(socket: WebSocket, request: IncomingMessage, session: SocketSession): void {
-    const legacy = socket.protocol === DEPRECATED_GRAPHQL_WS_PROTOCOL;
+    const legacy = dialectOf(socket.protocol);
     const handle: StreamSocket = {
       close: (code, reason) => socket.close(code, reason),
       refuse: (reason) => socket.close(legacy ? LEGACY_CLOSE_REFUSED : CloseCode.Forbidden, reason),
@@ -142,7 +143,7 @@ export class RealtimeSockets {
       this.#connections.delete(connection);
     });
     if (legacy) {
-      serveLegacy(socket, session, handle, urlAuthorization(request), (err) => this.#options.onError(err));
+      serveLegacy(socket, legacy, session, handle, urlAuthorization(request), (err) => this.#options.onError(err));
       return;
     }
     const closed = this.#server.opened(
