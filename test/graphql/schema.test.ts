@@ -12,7 +12,11 @@ import {
   Kind,
   assertValidSchema,
   getNamedType,
+  isInputObjectType,
   isIntrospectionType,
+  isListType,
+  isNonNullType,
+  isObjectType,
   isSpecifiedScalarType,
   lexicographicSortSchema,
   parse,
@@ -20,7 +24,7 @@ import {
   printSchema,
   validate,
 } from 'graphql';
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLInputType, GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { DateTimeScalar, JSONScalar, TextScalar, appSchema, buildAppSchema, parseDateTimeInput } from '../../src/graphql/index.js';
 import { API_TYPE_NAMES, ApiNames, declaredNames, parseSchema } from '../../src/model/index.js';
@@ -197,6 +201,22 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'UserRolesEdge.accessLevel')).toBe('AccessLevel');
     expect(fieldType(blog, 'RoleMembersEdge.node')).toBe('User');
     expect(fieldNames(blog, 'PostSumAggregate')).toEqual(['rating']);
+    expect(args(blog, 'User.posts')).toEqual({ where: 'PostWhereArgs', orderBy: '[PostOrderByArgs]', first: 'Int', after: 'String', last: 'Int', before: 'String' });
+    expect(args(blog, 'Subscription.subscribeToPost')).toEqual({ mutations: '[PostMutationEvent]!', filter: 'PostSubscriptionFilter' });
+  });
+
+  it('types no list item non-null in any argument or input field, as the original service did', () => {
+    const nonNullItems: string[] = [];
+    const check = (where: string, type: GraphQLInputType) => {
+      const list = isNonNullType(type) ? type.ofType : type;
+      if (isListType(list) && isNonNullType(list.ofType)) nonNullItems.push(`${where}: ${String(type)}`);
+    };
+    for (const type of Object.values(blog.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (isObjectType(type)) for (const field of Object.values(type.getFields())) for (const arg of field.args) check(`${type.name}.${field.name}(${arg.name})`, arg.type);
+      if (isInputObjectType(type)) for (const field of Object.values(type.getFields())) check(`${type.name}.${field.name}`, field.type);
+    }
+    expect(nonNullItems).toEqual([]);
   });
 
   it('never shows the write-only password except in inputs', () => {
