@@ -53,21 +53,26 @@ export class RealtimeHub {
   async add(subscriber: Subscriber): Promise<() => void> {
     if (this.#stopped) throw new Error('The realtime hub is stopped');
     const appId = subscriber.plan.app.app.id;
-    let set = this.#apps.get(appId);
-    if (!set) {
-      set = new Set();
-      this.#apps.set(appId, set);
-    }
-    set.add(subscriber);
     this.#unlisten ??= this.#options.store.listen(EVENTS_CHANNEL, (payload) => this.#enqueue(payload));
     try {
       await this.#unlisten;
       await this.#options.directory.register(appId);
     } catch (err) {
       this.#unlisten = undefined;
-      set.delete(subscriber);
       throw err;
     }
+    if (this.#stopped) {
+      this.#options.directory.unregister(appId);
+      throw new Error('The realtime hub is stopped');
+    }
+    // Counted (and served) once this instance listens and every instance can know of it: a
+    // mutation that commits from now on reaches it, which is what `size` (the gauge) tells.
+    let set = this.#apps.get(appId);
+    if (!set) {
+      set = new Set();
+      this.#apps.set(appId, set);
+    }
+    set.add(subscriber);
     let removed = false;
     return () => {
       if (removed) return;

@@ -10,7 +10,7 @@ import { STORE_KINDS, createTestApp } from '../api/harness.js';
 import type { Json, TestApp } from '../api/harness.js';
 import { startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
-import { openSubscriptions, waitForSubscriptions, wsUrl } from '../realtime/harness.js';
+import { openSubscriptions, until, waitForSubscriptions, wsUrl } from '../realtime/harness.js';
 
 const SCHEMA = `
 type Message @model
@@ -46,16 +46,6 @@ function oldClient(endpoint: string, connectionParams: Record<string, unknown> =
   return { client, initResult, closed, subscribe };
 }
 
-async function until<T>(read: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe.each(STORE_KINDS)('the graphql-subscriptions protocol with its own client, subscriptions-transport-ws 0.5 (%s)', (kind) => {
   let server: TestServer;
   let app: TestApp;
@@ -81,7 +71,7 @@ describe.each(STORE_KINDS)('the graphql-subscriptions protocol with its own clie
     const sub = old.subscribe(ON_CREATE);
     await waitForSubscriptions(server.base, before + 1);
     await createMessage('hello from 2017');
-    const [event] = await until(() => (sub.events.length > 0 ? sub.events : undefined), 'an event');
+    const [event] = await until(() => (sub.events.length > 0 ? sub.events : undefined), 5_000, 'an event');
     expect(event).toEqual({ subscribeToMessage: { mutation: 'createMessage', value: { text: 'hello from 2017' } } });
     expect(sub.errors).toEqual([]);
     old.client.unsubscribe(sub.id);
@@ -98,7 +88,7 @@ describe.each(STORE_KINDS)('the graphql-subscriptions protocol with its own clie
     const subs = [asAnn.subscribe(query), asBob.subscribe(query), anonymous.subscribe(query)];
     await waitForSubscriptions(server.base, before + 3);
     await createMessage('signed', users.ann?.token, { secret: 'for ann only', authorId: users.ann?.id });
-    const got = await Promise.all(subs.map((s, i) => until(() => (s.events.length + s.errors.length > 0 ? s : undefined), `subscriber ${i}`)));
+    const got = await Promise.all(subs.map((s, i) => until(() => (s.events.length + s.errors.length > 0 ? s : undefined), 5_000, `subscriber ${i}`)));
     expect(got[0]?.events[0]).toEqual({ subscribeToMessage: { value: { text: 'signed', secret: 'for ann only' } } });
     // The old client hands over errors alone when a payload has them; the field is refused.
     for (const other of [got[1], got[2]]) expect(other?.errors.map((e: Json) => e.extensions?.code)).toEqual(['FORBIDDEN']);
@@ -120,7 +110,7 @@ describe.each(STORE_KINDS)('the graphql-subscriptions protocol with its own clie
     expect(await old.initResult).toBe('ok');
     const invalid = old.subscribe('subscription { subscribeToMessage(mutations: [createMessage]) { value { nope } } }');
     const deep = old.subscribe(`subscription { subscribeToMessage(mutations: [createMessage]) { value { author { messages { edges { node { author { messages { edges { node { author { messages { edges { node { text } } } } } } } } } } } } } } }`);
-    const both = await Promise.all([invalid, deep].map((s, i) => until(() => (s.errors.length > 0 ? s.errors : undefined), `failure ${i}`)));
+    const both = await Promise.all([invalid, deep].map((s, i) => until(() => (s.errors.length > 0 ? s.errors : undefined), 5_000, `failure ${i}`)));
     expect(both[0]?.map((e: Json) => e.extensions?.code)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect(both[1]?.map((e: Json) => e.extensions?.code)).toEqual(['LIMIT_EXCEEDED']);
     old.client.close();
@@ -131,7 +121,7 @@ describe.each(STORE_KINDS)('the graphql-subscriptions protocol with its own clie
     expect(await old.initResult).toBe('ok');
     const before = await openSubscriptions(server.base);
     const subs = Array.from({ length: 101 }, () => old.subscribe('subscription { subscribeToNote(mutations: [createNote]) { mutation } }'));
-    const refused = await until(() => subs.find((s) => s.errors.length > 0), 'the 101st refused');
+    const refused = await until(() => subs.find((s) => s.errors.length > 0), 5_000, 'the 101st refused');
     expect(refused.errors.map((e: Json) => e.extensions?.code)).toEqual(['LIMIT_EXCEEDED']);
     await waitForSubscriptions(server.base, before + 100);
     old.client.close();

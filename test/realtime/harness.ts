@@ -32,7 +32,7 @@ export function client(endpoint: string, token?: string, options: { retryAttempt
   });
 }
 
-async function until<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+export async function until<T>(read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();
