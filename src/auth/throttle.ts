@@ -3,8 +3,9 @@
 // any number of addresses in 15 minutes (a distributed guess at one account), or 100 failures
 // from one address in an hour, and further attempts — a correct password included — are
 // refused with RATE_LIMITED until the window passes. An unknown username counts exactly like
-// an existing one. An attempt is counted before the password is checked, so parallel attempts
-// cannot slip past a limit; a success gives its points back.
+// an existing one. An attempt is counted (under all three keys, even when one refuses it)
+// before the password is checked, so parallel attempts cannot slip past a limit; a success
+// gives its points back.
 
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
@@ -82,14 +83,18 @@ export class LoginThrottle {
   /** Counts an attempt; RATE_LIMITED (with `retryAfter` seconds) when over a limit. */
   async attempt(appId: string, username: string, address: string): Promise<void> {
     const keys = LoginThrottle.#keys(appId, username, address);
-    try {
-      await this.#perAddress.consume(keys.address, 1);
-      await this.#perUserAndAddress.consume(keys.userAndAddress, 1);
-      await this.#perUser.consume(keys.user, 1);
-    } catch (res) {
-      if (res instanceof RateLimiterRes) throw throttled(res);
-      throw res;
-    }
+    // The three counts are independent: taken at once, one round trip's wait instead of three.
+    const counted = await Promise.allSettled([
+      this.#perAddress.consume(keys.address, 1),
+      this.#perUserAndAddress.consume(keys.userAndAddress, 1),
+      this.#perUser.consume(keys.user, 1),
+    ]);
+    const refused = counted.filter((c): c is PromiseRejectedResult => c.status === 'rejected').map((c) => c.reason as unknown);
+    const failure = refused.find((r) => !(r instanceof RateLimiterRes));
+    if (failure !== undefined) throw failure;
+    // The limit that holds longest is the one the client waits for.
+    const limits = refused.filter((r): r is RateLimiterRes => r instanceof RateLimiterRes).sort((a, b) => b.msBeforeNext - a.msBeforeNext);
+    if (limits[0]) throw throttled(limits[0]);
   }
 
   /**
@@ -99,8 +104,6 @@ export class LoginThrottle {
    */
   async succeeded(appId: string, username: string, address: string): Promise<void> {
     const keys = LoginThrottle.#keys(appId, username, address);
-    await this.#perUserAndAddress.delete(keys.userAndAddress);
-    await this.#perUser.reward(keys.user, 1);
-    await this.#perAddress.reward(keys.address, 1);
+    await Promise.all([this.#perUserAndAddress.delete(keys.userAndAddress), this.#perUser.reward(keys.user, 1), this.#perAddress.reward(keys.address, 1)]);
   }
 }
