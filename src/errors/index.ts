@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   CONFLICT: 409,
   LIMIT_EXCEEDED: 400,
   RATE_LIMITED: 429,
+  /** The server (or one of its database clusters) cannot serve the request now; retry later. */
+  UNAVAILABLE: 503,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
 } as const;

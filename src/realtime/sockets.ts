@@ -1,26 +1,28 @@
-// WebSocket connections on an app's path: the upgrade is answered only for a known app, the
-// subprotocol the client asks for picks the protocol (graphql-transport-ws through the
-// graphql-ws library, or either protocol of the older subscriptions-transport-ws), and shutdown
-// closes every connection with 1001 (going away).
+// WebSocket connections on an app's path, once upgraded (the server's HTTP layer does the
+// upgrade, for a known app only): the subprotocol the client asked for picks the protocol
+// (graphql-transport-ws through the graphql-ws library, or either protocol of the older
+// subscriptions-transport-ws), and shutdown closes every connection with 1001 (going away).
 
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import { GraphQLError } from 'graphql';
-import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import { GRAPHQL_SUBSCRIPTIONS_DIALECT, GRAPHQL_WS_DIALECT, LEGACY_CLOSE_REFUSED, dialectOf, serveLegacy } from './legacy.js';
 import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf, toExecutionResult } from './session.js';
 import type { OperationOutcome, SocketSession, StreamSocket } from './session.js';
 
 export interface RealtimeSocketsOptions {
-  /** A session for an upgrade request, or the HTTP status and message that refuse it. */
-  open(request: IncomingMessage): Promise<SocketSession | { status: number; message: string }>;
-  /** The largest message a client may send, in bytes. */
-  maxPayload: number;
   /** Reports a failure inside the protocol handling (never sent to the client). */
   onError(err: unknown): void;
+}
+
+/** The subprotocol to answer an upgrade with: the newest offered of graphql-transport-ws and the two of subscriptions-transport-ws. */
+export function selectProtocol(protocols: ReadonlySet<string>): string | false {
+  if (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)) return GRAPHQL_TRANSPORT_WS_PROTOCOL;
+  if (protocols.has(GRAPHQL_WS_DIALECT.protocol)) return GRAPHQL_WS_DIALECT.protocol;
+  if (protocols.has(GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol)) return GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol;
+  return false;
 }
 
 const KEEP_ALIVE_MS = 12_000;
@@ -39,31 +41,14 @@ function urlAuthorization(request: IncomingMessage): string | undefined {
   return url.searchParams.get('Authorization') ?? url.searchParams.get('authorization') ?? undefined;
 }
 
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: status === 404 ? 'NOT_FOUND' : 'BAD_USER_INPUT' } }] });
-  socket.end(`HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
-
 export class RealtimeSockets {
   readonly #options: RealtimeSocketsOptions;
-  readonly #wss: WebSocketServer;
   readonly #connections = new Set<Connection>();
   readonly #server;
   #closing = false;
 
   constructor(options: RealtimeSocketsOptions) {
     this.#options = options;
-    this.#wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: options.maxPayload,
-      // The newest protocol offered: graphql-transport-ws, then the two of subscriptions-transport-ws.
-      handleProtocols: (protocols) => {
-        if (protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL)) return GRAPHQL_TRANSPORT_WS_PROTOCOL;
-        if (protocols.has(GRAPHQL_WS_DIALECT.protocol)) return GRAPHQL_WS_DIALECT.protocol;
-        if (protocols.has(GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol)) return GRAPHQL_SUBSCRIPTIONS_DIALECT.protocol;
-        return false;
-      },
-    });
     this.#server = makeServer<Record<string, unknown> | undefined, { connection: Connection; request: IncomingMessage }>({
       onConnect: async (ctx) => {
         const authorization = authorizationOf(ctx.connectionParams) ?? urlAuthorization(ctx.extra.request);
@@ -97,28 +82,13 @@ export class RealtimeSockets {
     return this.#connections.size;
   }
 
-  /** Handles an HTTP upgrade request already matched to an app's path. */
-  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (this.#closing) {
-      refuse(socket, 503, 'The server is shutting down');
-      return;
-    }
-    void this.#options.open(request).then(
-      (opened) => {
-        if ('status' in opened) {
-          refuse(socket, opened.status, opened.message);
-          return;
-        }
-        this.#wss.handleUpgrade(request, socket, head, (ws) => this.#serve(ws, request, opened));
-      },
-      (err: unknown) => {
-        this.#options.onError(err);
-        refuse(socket, 500, 'Internal error');
-      },
-    );
+  /** Whether the server has started closing: upgrades are refused from then on. */
+  get closing(): boolean {
+    return this.#closing;
   }
 
-  #serve(socket: WebSocket, request: IncomingMessage, session: SocketSession): void {
+  /** Serves an upgraded connection of `session` until it closes. */
+  serve(socket: WebSocket, request: IncomingMessage, session: SocketSession): void {
     const legacy = dialectOf(socket.protocol);
     const handle: StreamSocket = {
       close: (code, reason) => socket.close(code, reason),
@@ -188,6 +158,5 @@ export class RealtimeSockets {
         }),
     );
     await Promise.all(open);
-    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
   }
 }

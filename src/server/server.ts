@@ -1,9 +1,7 @@
 // Builds the Fastify instance: logger, limits and the plugins in the order of their hooks.
 // It neither opens nor closes the store; startServer does that.
 
-import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/index.js';
@@ -14,6 +12,7 @@ import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/e
 import { installHealth } from './plugins/health.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installRequestLog } from './plugins/requestLog.js';
+import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
@@ -67,16 +66,6 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 }
 
 /**
- * The client address of a request Fastify does not route (a WebSocket upgrade), worked out as
- * Fastify works out `request.ip`: `X-Forwarded-For` only as far as the operator trusts proxies.
- */
-function clientAddressOf(trust: TrustProxy): (request: IncomingMessage) => string {
-  const trusted = fastifyTrustProxy(trust);
-  const fn = typeof trusted === 'function' ? trusted : typeof trusted === 'boolean' ? () => trusted : proxyAddr.compile(trusted);
-  return (request) => proxyAddr(request, fn);
-}
-
-/**
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
  *   parsing     JSON bodies only (415 otherwise), at most `bodyLimit` bytes (413)
@@ -126,8 +115,20 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
   const throttle = new LoginThrottle(options.store, options.loginLimits);
   const directory = new SubscriberDirectory(options.store);
-  installAppGraphql(app, { store: options.store, registry, platformKey: options.adminKey, throttle, directory });
-  installAppSubscriptions(app, { store: options.store, registry, platformKey: options.adminKey, throttle, clientAddress: clientAddressOf(options.trustProxy ?? false), maxPayload: bodyLimit, metrics, recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS, maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS, directory });
+  installUpgrades(app, { maxPayload: bodyLimit });
+  const webSocket = installAppSubscriptions(app, {
+    store: options.store,
+    registry,
+    platformKey: options.adminKey,
+    throttle,
+    metrics: metrics.registry,
+    onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
+    recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
+    maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
+    directory,
+  });
+  // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
+  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket }));
   installConsole(app);
   return app;
 }

@@ -15,6 +15,8 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   const unknownPath = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const clientStatus = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
   request.log.info({ code: error.code }, 'request refused before routing');
+  // A WebSocket upgrade refused here never reaches the hooks that would end its socket.
+  if (request.raw.headers.upgrade !== undefined) reply.raw.once('finish', () => request.raw.socket.destroy());
   void reply
     .code(unknownPath ? 404 : clientStatus)
     .type('application/json; charset=utf-8')

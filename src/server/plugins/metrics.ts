@@ -6,7 +6,13 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-export function installMetrics(app: FastifyInstance): Registry {
+export interface Metrics {
+  registry: Registry;
+  /** Counts an answer the request hooks do not see (a WebSocket connection, when it closes). */
+  record(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function installMetrics(app: FastifyInstance): Metrics {
   // One registry per server, so several servers in one process (tests) do not collide.
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -39,5 +45,12 @@ export function installMetrics(app: FastifyInstance): Registry {
   app.get('/metrics', async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });
-  return registry;
+  return {
+    registry,
+    record(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+  };
 }

@@ -5,7 +5,8 @@
 // mutations through the compiling executor, subscriptions through the realtime hub.
 
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { GraphQLError } from 'graphql';
@@ -23,17 +24,16 @@ import type { Caller } from '../callers.js';
 import { formatErrors, prepareOperation } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
-import { writeHooks } from './appGraphql.js';
+import { unknownApp, writeHooks } from '../appPorts.js';
+import { errorBody } from '../clientErrors.js';
 
 export interface AppSubscriptionOptions {
+  /** Counts a closed WebSocket connection like an answered request (metrics). */
+  onConnectionClosed?: (seconds: number) => void;
   store: Store;
   registry: AppRegistry;
   platformKey: string;
   throttle: LoginThrottle;
-  /** The client's address (the login throttle's), honouring trusted proxies as HTTP requests do. */
-  clientAddress: (request: IncomingMessage) => string;
-  /** The largest WebSocket message a client may send. */
-  maxPayload: number;
   /** Where the subscription gauges are registered. */
   metrics: Registry;
   /** How often an open connection's credentials are checked again. */
@@ -43,7 +43,6 @@ export interface AppSubscriptionOptions {
   directory: SubscriberDirectory;
 }
 
-const APP_PATH = /^\/graphql\/([^/?#]+)\/?(?:\?.*)?$/;
 /** Subscriptions one connection may hold open at once. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
@@ -56,18 +55,22 @@ function asGraphQLError(err: unknown): GraphQLError {
   return new GraphQLError(original.message, { originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
 }
 
-export function installAppSubscriptions(app: FastifyInstance, options: AppSubscriptionOptions): RealtimeHub {
+/** What the app route does with a WebSocket upgrade (`request.ws`), before and after it. */
+export interface WebSocketEndpoint {
+  /** Before the upgrade: 404 for an unknown app, 503 while shutting down; otherwise the connection's session is made. */
+  open(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** After it: serves the connection until it closes, then logs it and counts it as a request. */
+  serve(socket: WebSocket, request: FastifyRequest): void;
+}
+
+export function installAppSubscriptions(app: FastifyInstance, options: AppSubscriptionOptions): WebSocketEndpoint {
   const hub = new RealtimeHub({
     store: options.store,
     directory: options.directory,
     current: async (appId) => (await options.registry.get(appId))?.context,
     onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
   });
-  const sockets = new RealtimeSockets({
-    maxPayload: options.maxPayload,
-    onError: (err) => app.log.warn({ err }, 'websocket failure'),
-    open: (request) => openSession(app, options, hub, request),
-  });
+  const sockets = new RealtimeSockets({ onError: (err) => app.log.warn({ err }, 'websocket failure') });
   new Gauge({
     name: 'tessera_subscriptions',
     help: 'Subscriptions open on this instance.',
@@ -84,13 +87,6 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
       this.set(sockets.connections);
     },
   });
-  app.server.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
-    if (!APP_PATH.test(request.url ?? '')) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
-    sockets.upgrade(request, socket, head);
-  });
   // Subscriptions end with 1001 as the server starts closing; then the hub stops listening.
   app.addHook('preClose', async () => sockets.close());
   app.addHook('onClose', async () => {
@@ -98,23 +94,38 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
     await options.directory.stop();
   });
   app.addHook('onReady', async () => options.directory.start());
-  return hub;
+
+  const sessions = new WeakMap<IncomingMessage, SocketSession>();
+  return {
+    async open(request, reply) {
+      if (sockets.closing) {
+        return reply.code(503).header('retry-after', '1').send(errorBody('UNAVAILABLE', 'The server is shutting down'));
+      }
+      const opened = await openSession(app, options, hub, (request.params as { appId: string }).appId, request.ip);
+      if ('status' in opened) return reply.code(opened.status).send(errorBody('NOT_FOUND', opened.message));
+      sessions.set(request.raw, opened);
+    },
+    serve(socket, request) {
+      const session = sessions.get(request.raw);
+      if (!session) return socket.close(1011, 'No session');
+      const started = performance.now();
+      socket.once('close', (code) => {
+        const seconds = (performance.now() - started) / 1000;
+        options.onConnectionClosed?.(seconds);
+        request.log.info(
+          { method: request.method, path: request.url.split('?', 1)[0], statusCode: 101, address: request.ip, protocol: socket.protocol, closeCode: code, responseTime: Math.round(seconds * 100_000) / 100 },
+          'websocket closed',
+        );
+      });
+      sockets.serve(socket, request.raw, session);
+    },
+  };
 }
 
-/** The app id in an upgrade's path, decoded as the HTTP route decodes it; undefined when it does not decode. */
-function pathAppId(url: string | undefined): string | undefined {
-  try {
-    return decodeURIComponent(APP_PATH.exec(url ?? '')?.[1] ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-async function openSession(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, request: IncomingMessage): Promise<SocketSession | { status: number; message: string }> {
-  const appId = pathAppId(request.url);
-  const opened = appId === undefined ? null : await options.registry.get(appId);
-  if (appId === undefined || !opened) return { status: 404, message: 'No app with this id' };
-  const address = options.clientAddress(request);
+/** A connection's session; `address` is the client's, as the login throttle counts it (request.ip: trusted proxies honoured). */
+async function openSession(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, appId: string, address: string): Promise<SocketSession | { status: number; message: string }> {
+  const opened = await options.registry.get(appId);
+  if (!opened) return { status: 404, message: unknownApp(appId) };
   let caller: Caller | undefined;
   let authorization: string | undefined;
   let recheck: NodeJS.Timeout | undefined;
