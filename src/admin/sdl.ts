@@ -3,7 +3,7 @@
 
 import type { AppSettings } from '../model/index.js';
 
-const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean'; description: string }>> = {
+const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean' | '[String!]'; description: string; nullable?: true }>> = {
   tokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of user tokens issued by loginUser/createUser, in seconds.' },
   defaultPageSize: { type: 'Int', description: 'Page size when a query gives neither first nor last.' },
   maxPageSize: { type: 'Int', description: 'Largest first/last a query may ask for.' },
@@ -15,11 +15,16 @@ const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolea
   introspection: { type: 'Boolean', description: 'Whether the app API answers introspection queries.' },
   fieldSuggestions: { type: 'Boolean', description: 'Whether error messages suggest similar field names.' },
   statementTimeoutMs: { type: 'Int', description: 'Database statement timeout, in milliseconds.' },
+  corsOrigins: {
+    type: '[String!]',
+    description: "Origins whose browser apps may call the app's API (https://app.example.com, or * for any); null follows the server's TESSERA_CORS_ORIGINS.",
+    nullable: true,
+  },
 };
 
 function settingsFields(required: boolean): string {
   return Object.entries(SETTING_FIELDS)
-    .map(([name, { type, description }]) => `  "${description}"\n  ${name}: ${type}${required ? '!' : ''}`)
+    .map(([name, { type, description, nullable }]) => `  "${description}"\n  ${name}: ${type}${required && !nullable ? '!' : ''}`)
     .join('\n');
 }
 

@@ -3,7 +3,7 @@
 
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import { DEFAULT_SETTINGS, SETTING_BOUNDS, parseSchema, planMigration, withDefaults } from '../model/index.js';
+import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, corsOriginProblem, parseSchema, planMigration, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
@@ -68,6 +68,10 @@ function planView(plan: MigrationPlan): MigrateResult['plan'] {
 export function validateSettings(current: AppSettings, patch: Record<string, unknown>): Partial<AppSettings> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(patch)) {
+    if (key === 'corsOrigins') {
+      if (value !== undefined) out.corsOrigins = validateCorsOrigins(value);
+      continue;
+    }
     if (value === undefined || value === null) continue;
     if (!(key in DEFAULT_SETTINGS)) throw badInput(`Unknown setting "${key}"`);
     const expected = typeof DEFAULT_SETTINGS[key as keyof AppSettings];
@@ -86,6 +90,18 @@ export function validateSettings(current: AppSettings, patch: Record<string, unk
     throw badInput(`defaultPageSize (${merged.defaultPageSize}) cannot exceed maxPageSize (${merged.maxPageSize})`);
   }
   return out as Partial<AppSettings>;
+}
+
+/** An app's allowed origins: a list of origins or `*`; null gives the app back the server's list. */
+function validateCorsOrigins(value: unknown): string[] | null {
+  if (value === null) return null;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw badInput('Setting "corsOrigins" must be a list of origins, or null');
+  if (value.length > MAX_CORS_ORIGINS) throw badInput(`Setting "corsOrigins" holds at most ${MAX_CORS_ORIGINS} origins`);
+  for (const origin of value as string[]) {
+    const problem = corsOriginProblem(origin);
+    if (problem) throw badInput(`Setting "corsOrigins": ${problem}`);
+  }
+  return [...new Set(value as string[])];
 }
 
 function signingKey() {

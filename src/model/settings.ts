@@ -15,6 +15,11 @@ export interface AppSettings {
   introspection: boolean;
   fieldSuggestions: boolean;
   statementTimeoutMs: number;
+  /**
+   * Origins whose browser apps may call the app's API (`https://app.example.com`, or `*` for
+   * any); null follows the server's list (TESSERA_CORS_ORIGINS).
+   */
+  corsOrigins: string[] | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -29,7 +34,29 @@ export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
   introspection: true,
   fieldSuggestions: true,
   statementTimeoutMs: 10_000,
+  corsOrigins: null,
 });
+
+/** Most origins one list may hold. */
+export const MAX_CORS_ORIGINS = 100;
+
+/**
+ * Why `value` is not an allowed-origin entry, or undefined when it is: `*`, or an origin as
+ * browsers send it — scheme, host and optional port, no path (`https://app.example.com:8443`).
+ */
+export function corsOriginProblem(value: string): string | undefined {
+  if (value === '*') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value}" is not an origin such as https://app.example.com`;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value) {
+    return `"${value}" is not an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash)`;
+  }
+  return undefined;
+}
 
 /** Bounds each numeric setting may take; out-of-range input is refused, not clamped. */
 export const SETTING_BOUNDS: Readonly<Record<string, readonly [number, number]>> = Object.freeze({

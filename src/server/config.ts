@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { LOGIN_LIMITS } from '../auth/index.js';
 import type { LoginLimit, LoginLimits } from '../auth/index.js';
 import { badInput } from '../errors/index.js';
+import { corsOriginProblem } from '../model/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -27,6 +28,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Login throttling: failures allowed per username and address, per username, per address. */
   loginLimits: LoginLimits;
+  /** Origins whose browser apps may call the APIs (TESSERA_CORS_ORIGINS); empty: none. */
+  corsOrigins: string[];
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -119,6 +122,18 @@ function parseLoginLimits(env: Env): LoginLimits {
   };
 }
 
+/** TESSERA_CORS_ORIGINS: comma-separated origins, or `*`. */
+export function parseCorsOrigins(value: string | undefined): string[] {
+  const text = present(value);
+  if (text === undefined) return [];
+  const origins = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const origin of origins) {
+    const problem = corsOriginProblem(origin);
+    if (problem) throw badInput(`TESSERA_CORS_ORIGINS: ${problem}`);
+  }
+  return [...new Set(origins)];
+}
+
 function parseAdminKey(value: string | undefined): string | undefined {
   const key = present(value);
   if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
@@ -146,6 +161,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     trustProxy: parseTrustProxy(env.TESSERA_TRUST_PROXY),
     logLevel: parseLogLevel(env.TESSERA_LOG_LEVEL),
     loginLimits: parseLoginLimits(env),
+    corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
   };
 }
 

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
+import { allowedOrigin, installCors } from './plugins/cors.js';
 import { installDrain } from './plugins/drain.js';
 import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
@@ -48,6 +49,8 @@ export interface ServerOptions {
   maxPendingEvents?: number;
   /** Login throttling limits (default LOGIN_LIMITS). */
   loginLimits?: LoginLimits;
+  /** Origins whose browser apps may call the APIs, unless an app sets its own (default none). */
+  corsOrigins?: readonly string[];
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -110,6 +113,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
   const registry = new AppRegistry(options.store);
+  const cors = { origins: options.corsOrigins ?? [], registry };
+  installCors(app, cors);
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
@@ -122,6 +127,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     platformKey: options.adminKey,
     throttle,
     metrics: metrics.registry,
+    originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,

@@ -100,6 +100,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     logLevel: config.logLevel,
     trustProxy: config.trustProxy,
     loginLimits: config.loginLimits,
+    corsOrigins: config.corsOrigins,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
         perUser: { points: 30, seconds: 900 },
         perAddress: { points: 100, seconds: 3600 },
       },
+      corsOrigins: [],
     });
   });
 
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
       TESSERA_LOGIN_LIMIT_USER_ADDRESS: '5/10m',
       TESSERA_LOGIN_LIMIT_USER: '50 / 1h',
       TESSERA_LOGIN_LIMIT_ADDRESS: '1000/1d',
+      TESSERA_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://app.example.com',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -54,6 +56,7 @@ describe('loadConfig', () => {
         perUser: { points: 50, seconds: 3600 },
         perAddress: { points: 1000, seconds: 86400 },
       },
+      corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });
@@ -69,6 +72,8 @@ describe('loadConfig', () => {
     [{}, { TESSERA_LOGIN_LIMIT_USER: '0/15m' }, 'TESSERA_LOGIN_LIMIT_USER'],
     [{}, { TESSERA_LOGIN_LIMIT_ADDRESS: '100/8d' }, 'TESSERA_LOGIN_LIMIT_ADDRESS'],
     [{}, { TESSERA_LOGIN_LIMIT_USER_ADDRESS: '10/15 minutes' }, 'TESSERA_LOGIN_LIMIT_USER_ADDRESS'],
+    [{}, { TESSERA_CORS_ORIGINS: 'https://app.example.com/' }, 'TESSERA_CORS_ORIGINS'],
+    [{}, { TESSERA_CORS_ORIGINS: 'app.example.com' }, 'TESSERA_CORS_ORIGINS'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });

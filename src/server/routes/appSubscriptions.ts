@@ -30,6 +30,8 @@ import { errorBody } from '../clientErrors.js';
 export interface AppSubscriptionOptions {
   /** Counts a closed WebSocket connection like an answered request (metrics). */
   onConnectionClosed?: (seconds: number) => void;
+  /** Whether the upgrade's Origin may open a connection (the allowed origins of the app). */
+  originAllowed?: (request: FastifyRequest) => Promise<boolean>;
   store: Store;
   registry: AppRegistry;
   platformKey: string;
@@ -100,6 +102,9 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
     async open(request, reply) {
       if (sockets.closing) {
         return reply.code(503).header('retry-after', '1').send(errorBody('UNAVAILABLE', 'The server is shutting down'));
+      }
+      if (options.originAllowed && !(await options.originAllowed(request))) {
+        return reply.code(403).send(errorBody('FORBIDDEN', 'This origin may not open a WebSocket to this app'));
       }
       const opened = await openSession(app, options, hub, (request.params as { appId: string }).appId, request.ip);
       if ('status' in opened) return reply.code(opened.status).send(errorBody('NOT_FOUND', opened.message));
