@@ -16,7 +16,7 @@ const ALLOWED = {
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'errors'],
   auth: ['sql', 'store', 'model', 'errors'],
   realtime: ['compile', 'graphql', 'permissions', 'auth', 'store', 'model', 'sql', 'errors'],
-  admin: ['model', 'store', 'errors', 'sql'],
+  admin: ['model', 'store', 'graphql', 'errors', 'sql'],
   server: ['admin', 'auth', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
   cli: ['server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything

@@ -58,6 +58,7 @@ const mutation: Record<string, Resolver<unknown, never>> = {
 const app: Record<string, Resolver<AppSource, Record<string, never>>> = {
   endpoint: (source, _args, context) => `${context.publicUrl}${source.endpointPath}`,
   schema: async (source, _args, context) => (await detailOf(source, context)).schema,
+  apiSchema: async (source, _args, context) => (await context.admin.apiSchema(source.id)) ?? '',
   history: async (source, _args, context) => (await detailOf(source, context)).history,
   adminTokens: async (source, _args, context) => (await detailOf(source, context)).adminTokens,
 };

@@ -67,6 +67,8 @@ type App {
   settings: AppSettings!
   "The SDL of the live schema version, as pushed."
   schema: String!
+  "The app's generated GraphQL API (SDL, sorted): the schema clients and their tools (relay-compiler, graphql-codegen) work against."
+  apiSchema: String!
   "Every schema version, the live one last."
   history: [SchemaVersion!]!
   adminTokens: [AdminToken!]!

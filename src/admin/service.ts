@@ -25,6 +25,7 @@ import {
   updateAppSettings,
 } from '../store/index.js';
 import type { AppRow, Queryable, Store } from '../store/index.js';
+import { appSchema, printApiSchema } from '../graphql/index.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
 const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -221,6 +222,13 @@ export function createAdminService(store: Store): AdminService {
         listAdminTokens(store, app.id),
       ]);
       return { ...summary(app), schema: live?.sdl ?? '', history, adminTokens: tokens };
+    },
+
+    async apiSchema(idOrName) {
+      const app = await findApp(store, idOrName);
+      const live = app && (await liveSchema(store, app.id));
+      if (!app || !live) return null;
+      return printApiSchema(appSchema(app.id, live.version, live.model));
     },
   };
 }

@@ -46,4 +46,6 @@ export interface AdminService {
   listApps(): Promise<AppSummary[]>;
   /** By id or by name; null when there is no such (live) app. */
   getApp(idOrName: string): Promise<AppDetail | null>;
+  /** The app's generated GraphQL API as SDL, sorted (what codegen and relay-compiler take); null when there is no such app. */
+  apiSchema(idOrName: string): Promise<string | null>;
 }

@@ -3,6 +3,7 @@
 
 export { buildAppSchema } from './buildAppSchema.js';
 export { SCHEMA_CACHE_SIZE, appSchema } from './schemaCache.js';
+export { printApiSchema } from './print.js';
 export { DateTimeScalar, JSONScalar, TextScalar, parseDateTimeInput } from './scalars.js';
 export { roleOf } from './roles.js';
 export type { FieldRole, RoleKind } from './roles.js';

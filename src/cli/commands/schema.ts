@@ -16,6 +16,7 @@ const MIGRATE = `mutation Migrate($input: MigrateSchemaInput!) {
   migrateSchema(input: $input) { plan { kind description destructive } applied version }
 }`;
 const PULL = `query Pull($app: ID!) { app(id: $app) { schema } }`;
+const PULL_API = `query PullApi($app: ID!) { app(id: $app) { schema: apiSchema } }`;
 
 interface MigrateResult {
   plan: Required<PlanStep>[];
@@ -76,11 +77,15 @@ export function registerSchemaCommands(program: Command, io: CliIo): void {
     });
 
   withConnectionOptions(
-    schema.command('pull').description("print an app's live schema").argument('<app>', 'app id or name'),
+    schema
+      .command('pull')
+      .description("print an app's live schema, or with --api the GraphQL API generated from it")
+      .argument('<app>', 'app id or name')
+      .option('--api', 'print the generated API (for relay-compiler, graphql-codegen) instead of the schema as pushed'),
   )
-    .addHelpText('after', '\nExample:\n  tessera schema pull blog > schema.graphql')
-    .action(async (app: string, _options: unknown, command: Command) => {
-      const data = await adminRequest<{ app: { schema: string } | null }>(connectionOf(command, io), PULL, { app });
+    .addHelpText('after', '\nExamples:\n  tessera schema pull blog > schema.graphql\n  tessera schema pull blog --api > api.graphql')
+    .action(async (app: string, options: { api?: boolean }, command: Command) => {
+      const data = await adminRequest<{ app: { schema: string } | null }>(connectionOf(command, io), options.api ? PULL_API : PULL, { app });
       if (!data.app) throw new CliError(`no app named or with id "${app}" (see: tessera app list)`);
       io.stdout(data.app.schema.endsWith('\n') ? data.app.schema : `${data.app.schema}\n`);
     });
