@@ -53,6 +53,9 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   rotateSigningKey: async (_source, { input }: Input<{ appId: string }>, context) => ({
     kid: await context.admin.rotateSigningKey({ appId: input.appId }),
   }),
+  setTrustedDocuments: async (_source, { input }: Input<{ appId: string; documents: string[]; enforce: boolean }>, context) => ({
+    count: await context.admin.setTrustedDocuments({ appId: input.appId, documents: input.documents, enforce: input.enforce }),
+  }),
 };
 
 const app: Record<string, Resolver<AppSource, Record<string, never>>> = {
@@ -61,6 +64,7 @@ const app: Record<string, Resolver<AppSource, Record<string, never>>> = {
   apiSchema: async (source, _args, context) => (await context.admin.apiSchema(source.id)) ?? '',
   history: async (source, _args, context) => (await detailOf(source, context)).history,
   adminTokens: async (source, _args, context) => (await detailOf(source, context)).adminTokens,
+  trustedDocuments: (source, _args, context) => context.admin.trustedDocuments(source.id),
 };
 
 /** Resolvers by type and field name; every entry must name a field of the schema. */

@@ -54,6 +54,8 @@ type Mutation {
   revokeAdminToken(input: RevokeAdminTokenInput!): RevokeAdminTokenPayload!
   "Makes a new key sign the app's user tokens; tokens signed by the old keys keep working until they expire."
   rotateSigningKey(input: RotateSigningKeyInput!): RotateSigningKeyPayload!
+  "Replaces the app's trusted documents; with enforce, its API runs those documents only (the platform key excepted)."
+  setTrustedDocuments(input: SetTrustedDocumentsInput!): SetTrustedDocumentsPayload!
 }
 
 type App {
@@ -72,6 +74,14 @@ type App {
   "Every schema version, the live one last."
   history: [SchemaVersion!]!
   adminTokens: [AdminToken!]!
+  "The app's trusted documents."
+  trustedDocuments: TrustedDocuments!
+}
+
+type TrustedDocuments {
+  "Whether the app's API runs these documents only."
+  enforce: Boolean!
+  count: Int!
 }
 
 type SchemaVersion {
@@ -172,6 +182,20 @@ input RevokeAdminTokenInput {
 type RevokeAdminTokenPayload {
   "False when the app has no live token of that name."
   revoked: Boolean!
+}
+
+input SetTrustedDocumentsInput {
+  "The app's id or name."
+  appId: ID!
+  "The documents' texts; a request matches one by the SHA-256 of its text, sent whole or as a persisted-query hash."
+  documents: [String!]!
+  "Refuse every other document (PERSISTED_QUERY_NOT_FOUND) for users and admin tokens."
+  enforce: Boolean!
+}
+
+type SetTrustedDocumentsPayload {
+  "How many distinct documents the app trusts now."
+  count: Int!
 }
 
 input RotateSigningKeyInput {

@@ -22,12 +22,18 @@ import {
   lockApp,
   revokeAdminToken,
   schemaHistory,
+  documentHash,
+  replaceTrustedDocuments,
+  trustedDocuments,
   updateAppSettings,
 } from '../store/index.js';
+import { parse } from 'graphql';
 import type { AppRow, Queryable, Store } from '../store/index.js';
 import { appSchema, printApiSchema } from '../graphql/index.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
+/** Most trusted documents one app may hold. */
+const MAX_TRUSTED_DOCUMENTS = 10_000;
 const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -207,6 +213,31 @@ export function createAdminService(store: Store): AdminService {
         await tx.notify(CATALOG_CHANNEL, app.id);
       });
       return key.kid;
+    },
+
+    async setTrustedDocuments({ appId, documents, enforce }) {
+      const app = await requireApp(store, appId);
+      if (documents.length > MAX_TRUSTED_DOCUMENTS) throw badInput(`An app trusts at most ${MAX_TRUSTED_DOCUMENTS} documents`);
+      const byHash = new Map<string, string>();
+      documents.forEach((text, i) => {
+        // Only documents a client could send: each must parse (it is validated when it runs).
+        try {
+          parse(text, { noLocation: true });
+        } catch (err) {
+          throw badInput(`documents[${i}] is not a GraphQL document: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        byHash.set(documentHash(text), text);
+      });
+      await store.transaction(async (tx) => {
+        await replaceTrustedDocuments(tx, app.id, enforce, byHash);
+        await tx.notify(CATALOG_CHANNEL, app.id);
+      });
+      return byHash.size;
+    },
+
+    async trustedDocuments(appId) {
+      const set = await trustedDocuments(store, appId);
+      return { enforce: set?.enforce ?? false, count: set?.documents.size ?? 0 };
     },
 
     async listApps() {

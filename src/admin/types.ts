@@ -43,6 +43,10 @@ export interface AdminService {
   revokeAdminToken(input: { appId: string; name: string }): Promise<boolean>;
   /** A new signing key for user tokens; the older ones are retired (they still verify). Returns the new kid. */
   rotateSigningKey(input: { appId: string }): Promise<string>;
+  /** Replaces the app's trusted documents (the allow-list its API runs when `enforce` is on); returns how many it holds. */
+  setTrustedDocuments(input: { appId: string; documents: readonly string[]; enforce: boolean }): Promise<number>;
+  /** The app's trusted documents: whether they are enforced and how many there are. */
+  trustedDocuments(appId: string): Promise<{ enforce: boolean; count: number }>;
   listApps(): Promise<AppSummary[]>;
   /** By id or by name; null when there is no such (live) app. */
   getApp(idOrName: string): Promise<AppDetail | null>;

@@ -3,6 +3,7 @@
 
 import { Command } from 'commander';
 import { registerAppCommands } from './commands/app.js';
+import { registerDocumentCommands } from './commands/documents.js';
 import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -39,5 +40,6 @@ export function buildProgram(io: CliIo): Command {
   registerAppCommands(program, io);
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);
+  registerDocumentCommands(program, io);
   return program;
 }

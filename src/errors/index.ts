@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   /** The server (or one of its database clusters) cannot serve the request now; retry later. */
   UNAVAILABLE: 503,
+  /** A persisted query's hash names no document known here (or not a trusted one): send the document. */
+  PERSISTED_QUERY_NOT_FOUND: 400,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
 } as const;

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema } from '../store/index.js';
-import type { SigningKeyRow, Store } from '../store/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments } from '../store/index.js';
+import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import { DocumentCache } from './graphqlOverHttp.js';
 
 export interface LiveApp {
@@ -20,6 +20,8 @@ export interface LiveApp {
   keys: SigningKeyRow[];
   /** Validated documents of this schema version. */
   documents: DocumentCache;
+  /** The app's trusted documents, null when it has none. */
+  trusted: TrustedDocumentSet | null;
   loadedAt: number;
 }
 
@@ -94,11 +96,11 @@ export class AppRegistry {
     const row = await findApp(this.#store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
     if (!row || row.id !== appId) return null;
-    const [live, keys] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId)]);
+    const [live, keys, trusted] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId), trustedDocuments(this.#store, appId)]);
     if (!live) return null;
     const schema = appSchema(appId, live.version, live.model);
     const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
-    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), loadedAt: Date.now() };
+    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, loadedAt: Date.now() };
   }
 
   /** Whether `token` is a live admin token of the app. */

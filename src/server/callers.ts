@@ -10,7 +10,8 @@ import type { Store } from '../store/index.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
 import { keysMatch } from './platformKey.js';
 
-export type Caller = { kind: 'anonymous' } | { kind: 'admin' } | { kind: 'user'; userId: string };
+/** `operator`: the platform key (the operator, the console), not one of the app's admin tokens. */
+export type Caller = { kind: 'anonymous' } | { kind: 'admin'; operator: boolean } | { kind: 'user'; userId: string };
 
 export interface CallerSources {
   store: Store;
@@ -35,10 +36,10 @@ export async function callerOf(sources: CallerSources, app: LiveApp, authorizati
   const token = bearerToken(authorization);
   if (token === undefined) return { kind: 'anonymous' };
   if (token.startsWith('tat_')) {
-    if (await sources.registry.isAdminToken(app.id, token)) return { kind: 'admin' };
+    if (await sources.registry.isAdminToken(app.id, token)) return { kind: 'admin', operator: false };
     throw unauthenticated(TOKEN_REFUSED);
   }
-  if (keysMatch(token, sources.platformKey)) return { kind: 'admin' };
+  if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
   const claims = await verifyUserToken(app.keys, app.id, token);
   const subject = decodeAnyId(claims.sub);
   if (subject?.type !== USER) throw unauthenticated(TOKEN_REFUSED);

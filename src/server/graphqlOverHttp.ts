@@ -1,10 +1,11 @@
 // GraphQL over HTTP without a framework: request parameters in, `{ status, headers, body }`
 // out. Media type negotiation, GET vs POST rules, parse/validate/limits/execute and error masking.
 
+import { createHash } from 'node:crypto';
 import { GraphQLError, Lexer, Source, TokenKind, execute, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, ExecutionResult, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
-import { ERROR_CODES, isTesseraError } from '../errors/index.js';
-import type { ErrorCode } from '../errors/index.js';
+import { ERROR_CODES, badInput, isTesseraError } from '../errors/index.js';
+import type { ErrorCode, TesseraError } from '../errors/index.js';
 import { errorBody, formatGraphQLError } from './clientErrors.js';
 import { limitError, withoutSuggestions } from './limits/index.js';
 import { negotiateMediaType } from './mediaType.js';
@@ -55,6 +56,11 @@ export interface GraphQLHttpOptions {
   suggestions?: boolean;
   /** Validated documents by query text (only valid ones are kept), to skip parse and validate. */
   documents?: DocumentCache;
+  /**
+   * The document a request runs, from its text and `extensions.persistedQuery` (persisted and
+   * trusted documents); without it, a request must carry its document.
+   */
+  resolveDocument?: (source: { query: string | undefined; persistedHash: string | undefined }) => { query: string } | { error: TesseraError };
   /**
    * Runs the operation instead of graphql-js: `data` comes back as JSON text (undefined when
    * the operation could not start, e.g. bad variables).
@@ -124,6 +130,29 @@ export function formatErrors(errors: readonly GraphQLError[], options: Pick<Grap
     const formatted = reported(e, formatGraphQLError(e, options.requestId, options.onInternalError, code), options);
     return options.suggestions === false ? { ...formatted, message: withoutSuggestions(formatted.message) } : formatted;
   });
+}
+
+/**
+ * A query answered over GET, cacheable by revalidation: its ETag (the SHA-256 of the answer),
+ * `Cache-Control: no-cache` (the answer depends on the data and on who asks: a cache must check
+ * with the server each time) and `Vary: Authorization`; a request whose `If-None-Match` names
+ * the same answer gets 304 and no body.
+ */
+function revalidated(request: GraphQLHttpRequest, response: GraphQLHttpResponse): GraphQLHttpResponse {
+  if (response.status !== 200) return response;
+  const etag = `"${createHash('sha256').update(response.body, 'utf8').digest('base64url')}"`;
+  const headers = { ...response.headers, etag, 'cache-control': 'no-cache', vary: 'Authorization' };
+  const wanted = request.headers['if-none-match'];
+  const tags = (Array.isArray(wanted) ? wanted.join(',') : (wanted ?? '')).split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (tags.includes(etag) || tags.includes('*')) return { status: 304, headers, body: '' };
+  return { ...response, headers };
+}
+
+/** Any error as a GraphQLError, a coded TesseraError keeping its code and extensions. */
+export function asGraphQLError(err: unknown): GraphQLError {
+  if (err instanceof GraphQLError) return err;
+  const original = err instanceof Error ? err : new Error(String(err));
+  return new GraphQLError(original.message, { originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
 }
 
 function requestErrorResponse(
@@ -231,8 +260,11 @@ export async function handleGraphQLOverHttp(
     return respond(406, 'application/json', errorBody('BAD_USER_INPUT', message));
   }
 
-  const params = readRequestParams(method, request.query, request.body);
-  if ('error' in params) return respond(400, mediaType, errorBody('BAD_USER_INPUT', params.error));
+  const read = readRequestParams(method, request.query, request.body);
+  if ('error' in read) return respond(400, mediaType, errorBody('BAD_USER_INPUT', read.error));
+  const resolved = options.resolveDocument ? options.resolveDocument(read) : read.query === undefined ? { error: badInput('Persisted queries are not served here: send "query"') } : { query: read.query };
+  if ('error' in resolved) return requestErrorResponse(mediaType, [asGraphQLError(resolved.error)], options, resolved.error.code);
+  const params = { ...read, query: resolved.query };
 
   const prepared = prepareOperation(params, options, (operation) => {
     if (method === 'GET' && operation && operation.operation !== 'query') {
@@ -254,7 +286,8 @@ export async function handleGraphQLOverHttp(
     // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
     const retryAfter = Math.max(0, ...errors.filter((e) => codeOf(e) === 'RATE_LIMITED').map((e) => Number(e.extensions?.retryAfter ?? 1)));
     if (retryAfter > 0) return { status: ERROR_CODES.RATE_LIMITED, headers: { ...headers, 'retry-after': String(retryAfter) }, body };
-    return { status: resultStatus(mediaType, true, errors), headers, body };
+    const response = { status: resultStatus(mediaType, true, errors), headers, body };
+    return method === 'GET' ? revalidated(request, response) : response;
   }
 
   const result: ExecutionResult = await execute({

@@ -23,6 +23,7 @@ import { LoginThrottle } from '../auth/index.js';
 import type { LoginLimits } from '../auth/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
+import { PersistedQueries } from './persisted.js';
 import type { AdminService } from '../admin/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -121,7 +122,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const throttle = new LoginThrottle(options.store, options.loginLimits);
   const directory = new SubscriberDirectory(options.store);
   installUpgrades(app, { maxPayload: bodyLimit });
+  const persisted = new PersistedQueries();
   const webSocket = installAppSubscriptions(app, {
+    persisted,
     store: options.store,
     registry,
     platformKey: options.adminKey,
@@ -134,7 +137,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket }));
+  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted }));
   installConsole(app);
   return app;
 }
@@ -159,5 +162,6 @@ function invalidating(admin: AdminService, registry: AppRegistry): AdminService 
     deleteApp: after(admin.deleteApp.bind(admin)),
     revokeAdminToken: after(admin.revokeAdminToken.bind(admin)),
     rotateSigningKey: after(admin.rotateSigningKey.bind(admin)),
+    setTrustedDocuments: after(admin.setTrustedDocuments.bind(admin)),
   };
 }

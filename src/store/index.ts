@@ -16,6 +16,8 @@ export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schema
 export type { SchemaVersionRow } from './catalog/schemaVersions.js';
 export { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } from './catalog/adminTokens.js';
 export { insertSigningKey, listSigningKeys, retireSigningKeys } from './catalog/signingKeys.js';
+export { documentHash, replaceTrustedDocuments, trustedDocuments } from './catalog/trustedDocuments.js';
+export type { TrustedDocumentSet } from './catalog/trustedDocuments.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 
 export { applyPlan } from './ddl/applyPlan.js';

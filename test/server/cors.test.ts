@@ -4,6 +4,7 @@
 // own (`corsOrigins`); preflights carry the methods, headers and cache time; origins that are
 // not allowed get no Access-Control-Allow-Origin and their WebSockets are refused (403).
 
+import { createHash } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
@@ -82,6 +83,13 @@ describe.each(STORE_KINDS)('CORS for browser apps (%s)', (kind) => {
     const manage = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${server.key}` }, body: JSON.stringify({ query: '{ apps { id } }' }) };
     expect(await pageFetch(fromA, `${server.base}/admin/graphql`, manage)).toMatchObject({ status: 200 });
     expect(await pageFetch(fromB, `${server.base}/admin/graphql`, manage)).toBe('blocked');
+    // A persisted query from the page: registered once, then fetched by hash alone with GET.
+    const query = '{ viewer { allNotes { aggregations { count } } } }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } };
+    const register = await pageFetch(fromA, shared.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions }) });
+    expect(register).toMatchObject({ status: 200 });
+    const byHash = await pageFetch(fromA, `${shared.endpoint}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { method: 'GET' });
+    expect(byHash).toMatchObject({ status: 200, body: { data: { viewer: { allNotes: { aggregations: { count: 0 } } } } } });
     await fromA.close();
     await fromB.close();
   });

@@ -16,6 +16,7 @@ import { callerOf } from '../callers.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
+import type { PersistedQueries } from '../persisted.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
 
 export interface AppRouteOptions {
@@ -26,7 +27,7 @@ export interface AppRouteOptions {
   directory: SubscriberDirectory;
 }
 
-export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; webSocket: WebSocketEndpoint }): void {
+export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
   const throttle = options.throttle;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { appId } = request.params as { appId: string };
@@ -49,6 +50,8 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
         checkRequest: limits.checkRequest,
         suggestions: limits.suggestions,
         documents: live.documents,
+        // Trusted documents bind users and admin tokens alike; the operator's key (the console) is free of them.
+        resolveDocument: (source) => options.persisted.resolve(live.id, live.trusted, !(caller.kind === 'admin' && caller.operator), source),
         onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
         execute: (run) =>
           executeOperation({

@@ -21,15 +21,18 @@ import type { Store } from '../../store/index.js';
 import type { AppRegistry } from '../appRegistry.js';
 import { callerOf } from '../callers.js';
 import type { Caller } from '../callers.js';
-import { formatErrors, prepareOperation } from '../graphqlOverHttp.js';
+import { asGraphQLError, formatErrors, prepareOperation } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
+import type { PersistedQueries } from '../persisted.js';
 import { unknownApp, writeHooks } from '../appPorts.js';
 import { errorBody } from '../clientErrors.js';
 
 export interface AppSubscriptionOptions {
   /** Counts a closed WebSocket connection like an answered request (metrics). */
   onConnectionClosed?: (seconds: number) => void;
+  /** Trusted documents are enforced over WebSocket as over HTTP. */
+  persisted: PersistedQueries;
   /** Whether the upgrade's Origin may open a connection (the allowed origins of the app). */
   originAllowed?: (request: FastifyRequest) => Promise<boolean>;
   store: Store;
@@ -51,11 +54,6 @@ export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 /** How often, by default, an open connection's credentials are checked again. */
 export const DEFAULT_RECHECK_MS = 60_000;
 
-function asGraphQLError(err: unknown): GraphQLError {
-  if (err instanceof GraphQLError) return err;
-  const original = err instanceof Error ? err : new Error(String(err));
-  return new GraphQLError(original.message, { originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
-}
 
 /** What the app route does with a WebSocket upgrade (`request.ws`), before and after it. */
 export interface WebSocketEndpoint {
@@ -203,7 +201,9 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     formatErrors(errors, { requestId, suggestions: limits.suggestions, onInternalError: (err) => app.log.error({ err, appId, requestId }, 'websocket operation failed') }, code);
   const variables = payload.variables ?? undefined;
   const operationName = payload.operationName ?? undefined;
-  const prepared = prepareOperation({ query: payload.query, operationName, variables }, {
+  const resolved = options.persisted.resolve(appId, live.trusted, !(caller.kind === 'admin' && caller.operator), { query: payload.query, persistedHash: undefined });
+  if ('error' in resolved) return { kind: 'errors', errors: format([asGraphQLError(resolved.error)], resolved.error.code) };
+  const prepared = prepareOperation({ query: resolved.query, operationName, variables }, {
     schema,
     documents: live.documents,
     maxTokens: limits.maxTokens,

@@ -94,6 +94,25 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 5,
+    name: 'trusted documents',
+    statements: [
+      // An app's allow-list of GraphQL documents, by the SHA-256 of their text; `enforce` on the
+      // set refuses every other document. Gone with the app.
+      sql`CREATE TABLE tessera.trusted_document_sets (
+        app_id text PRIMARY KEY REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        enforce boolean NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      sql`CREATE TABLE tessera.trusted_documents (
+        app_id text NOT NULL REFERENCES tessera.trusted_document_sets (app_id) ON DELETE CASCADE,
+        sha256 text NOT NULL,
+        document text NOT NULL,
+        PRIMARY KEY (app_id, sha256)
+      )`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
