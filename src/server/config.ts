@@ -30,6 +30,8 @@ export interface ServerConfig {
   loginLimits: LoginLimits;
   /** Origins whose browser apps may call the APIs (TESSERA_CORS_ORIGINS); empty: none. */
   corsOrigins: string[];
+  /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
+  dbPoolSize: number;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -122,6 +124,16 @@ function parseLoginLimits(env: Env): LoginLimits {
   };
 }
 
+export const DEFAULT_DB_POOL_SIZE = 10;
+
+function parsePoolSize(value: string | undefined): number {
+  const text = present(value);
+  if (text === undefined) return DEFAULT_DB_POOL_SIZE;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1000)) throw badInput(`TESSERA_DB_POOL_SIZE must be a number of connections from 1 to 1000, got "${text}"`);
+  return n;
+}
+
 /** TESSERA_CORS_ORIGINS: comma-separated origins, or `*`. */
 export function parseCorsOrigins(value: string | undefined): string[] {
   const text = present(value);
@@ -162,6 +174,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     logLevel: parseLogLevel(env.TESSERA_LOG_LEVEL),
     loginLimits: parseLoginLimits(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
+    dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
   };
 }
 

@@ -1,6 +1,7 @@
 // Runs a server from its configuration: platform key, store and catalog, listen, and the
 // SIGTERM/SIGINT handlers that stop accepting, finish in-flight requests and close the store.
 
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createAdminService } from '../admin/index.js';
@@ -47,8 +48,21 @@ function listenError(err: unknown, config: ServerConfig): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/**
+ * Fails at once when the address is taken or unusable, before a key file, a data directory or a
+ * store is made: a busy port is reported in a moment, not after the store has opened.
+ */
+async function checkAddress(config: ServerConfig): Promise<void> {
+  if (config.port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (err) => reject(listenError(err, config)));
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 async function openConfiguredStore(config: ServerConfig): Promise<Store> {
-  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl, maxConnections: config.dbPoolSize } : { dataDir: config.dataDir });
   try {
     await ensureCatalog(store);
   } catch (err) {
@@ -89,6 +103,7 @@ function installSignalHandlers(running: RunningServer): void {
 }
 
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  await checkAddress(config);
   const platformKey = await resolvePlatformKey({ adminKey: config.adminKey, dataDir: config.dataDir });
   const store = await openConfiguredStore(config);
   const admin = createAdminService(store);

@@ -19,6 +19,8 @@ export interface OpenStoreOptions {
    * default `statementTimeoutMs`; 0 for none). The embedded store cannot cancel statements.
    */
   statementTimeoutMs?: number;
+  /** PostgreSQL: connections in the pool (default 10). */
+  maxConnections?: number;
 }
 
 /** Where the embedded store keeps its database inside a data directory. */
@@ -31,6 +33,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const store = new PostgresStore({
       databaseUrl: options.databaseUrl,
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     });
     // Fail at start-up, not on the first request, when the database cannot be reached.
     try {

@@ -1,7 +1,9 @@
 // The `tessera` command end to end: `tessera serve` as a child on an ephemeral port (embedded
 // store, generated platform key) and every client command run against it as a child process.
 
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,12 +58,15 @@ describe('tessera serve', () => {
     const key = (await readFile(keyFile, 'utf8')).trim();
     expect(key).toMatch(/^tsk_/);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
-    expect(serve.stdout().split(key).length - 1).toBe(1);
-    expect(serve.stdout()).toContain(`platform key    ${keyFile}`);
+    // The key and the banner go to stderr, once; stdout carries JSON log lines only.
+    expect(serve.stderr().split(key).length - 1).toBe(1);
+    expect(serve.stdout()).not.toContain(key);
+    expect(serve.stderr()).toContain(`platform key    ${keyFile}`);
     const health = await fetch(`${serve.url}/healthz`);
     expect(health.status).toBe(200);
+    for (const line of serve.stdout().split('\n').filter((l) => l !== '')) expect(() => JSON.parse(line), line).not.toThrow();
     // No warnings (deprecations included) on a clean start.
-    expect(serve.stderr()).toBe('');
+    expect(serve.stderr()).not.toMatch(/warning|deprecat/i);
   });
 });
 
@@ -206,5 +211,24 @@ describe('--help', () => {
   it('prints the version', async () => {
     const result = await cli('--version');
     expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe('a busy port', () => {
+  it('is reported at once, before a key file, a data directory or a store is made', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'tessera-busy-')), 'data');
+    try {
+      const started = Date.now();
+      const result = await runCli(['serve', '--port', String(port)], { env: cleanEnv({ TESSERA_DATA_DIR: dataDir }) });
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      blocker.close();
+    }
   });
 });

@@ -35,7 +35,7 @@ describe('tessera dev', () => {
       const [blog, ...others] = await apps(first.url);
       expect(others).toEqual([]);
       expect(blog?.name).toBe('blog');
-      const out = first.stdout();
+      const out = first.stderr();
       expect(out).toContain(`management API  ${first.url}/admin/graphql`);
       expect(out).toContain(`web console     ${first.url}/console`);
       expect(out).toContain(`demo app "blog"  ${blog?.endpoint}`);

@@ -66,10 +66,11 @@ export function startServe(
       child.kill('SIGKILL');
       reject(new Error(`server did not start in time:\n${stdout}\n${stderr}`));
     }, timeoutMs);
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /^Tessera listening on (http:\/\/\S+)$/m.exec(stdout);
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    // The start-up banner goes to stderr (stdout carries JSON log lines only).
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /^Tessera listening on (http:\/\/\S+)$/m.exec(stderr);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve({ child, url: match[1], stdout: () => stdout, stderr: () => stderr, exited });

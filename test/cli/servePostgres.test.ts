@@ -28,7 +28,7 @@ describe.runIf(STORES.includes('postgres'))('tessera serve on PostgreSQL', () =>
     const env = cleanEnv({ DATABASE_URL: database.databaseUrl ?? '', TESSERA_DATA_DIR: dir, TESSERA_LOG_LEVEL: 'warn' });
     const serve = await startServe(['serve'], env);
     try {
-      expect(serve.stdout()).toContain('store           PostgreSQL (DATABASE_URL)');
+      expect(serve.stderr()).toContain('store           PostgreSQL (DATABASE_URL)');
       await waitForText(serve.stderr, 'same TESSERA_ADMIN_KEY');
       expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
       const schema = join(dir, 'schema.graphql');

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
         perAddress: { points: 100, seconds: 3600 },
       },
       corsOrigins: [],
+      dbPoolSize: 10,
     });
   });
 
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
       TESSERA_LOGIN_LIMIT_USER: '50 / 1h',
       TESSERA_LOGIN_LIMIT_ADDRESS: '1000/1d',
       TESSERA_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://app.example.com',
+      TESSERA_DB_POOL_SIZE: '25',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -57,6 +59,7 @@ describe('loadConfig', () => {
         perAddress: { points: 1000, seconds: 86400 },
       },
       corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      dbPoolSize: 25,
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });
@@ -74,6 +77,8 @@ describe('loadConfig', () => {
     [{}, { TESSERA_LOGIN_LIMIT_USER_ADDRESS: '10/15 minutes' }, 'TESSERA_LOGIN_LIMIT_USER_ADDRESS'],
     [{}, { TESSERA_CORS_ORIGINS: 'https://app.example.com/' }, 'TESSERA_CORS_ORIGINS'],
     [{}, { TESSERA_CORS_ORIGINS: 'app.example.com' }, 'TESSERA_CORS_ORIGINS'],
+    [{}, { TESSERA_DB_POOL_SIZE: '0' }, 'TESSERA_DB_POOL_SIZE'],
+    [{}, { TESSERA_DB_POOL_SIZE: 'many' }, 'TESSERA_DB_POOL_SIZE'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });

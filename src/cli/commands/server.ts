@@ -36,7 +36,7 @@ async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<
 function printKeyInfo(running: RunningServer, io: CliIo): void {
   const { platformKey } = running;
   if (platformKey.generated) {
-    io.stdout(`Generated a platform key (shown once; kept in ${platformKey.path}):\n  ${platformKey.key}\n`);
+    io.stderr(`Generated a platform key (shown once; kept in ${platformKey.path}):\n  ${platformKey.key}\n`);
   }
 }
 
@@ -84,7 +84,8 @@ export function registerServerCommands(program: Command, io: CliIo): void {
       const running = await start(flags, { ...io.env, DATABASE_URL: undefined }, io);
       printKeyInfo(running, io);
       const demo = await ensureDemoApp(running, io);
-      io.stdout(
+      // The banner is for the person at the terminal; stdout carries JSON log lines only.
+      io.stderr(
         [
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
@@ -113,7 +114,8 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         // Each instance's data directory would hold a key of its own.
         io.stderr('tessera: note: running several instances on one database? give them all the same TESSERA_ADMIN_KEY\n');
       }
-      io.stdout(
+      // The banner is for the person at the terminal; stdout carries JSON log lines only.
+      io.stderr(
         [
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
