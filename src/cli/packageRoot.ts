@@ -5,6 +5,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The npm package's name (`tessera` is another project's on npm); the command is `tessera`. */
+export const PACKAGE_NAME = 'tessera-server';
+
 let cached: { root: string; version: string } | undefined;
 
 function locate(): { root: string; version: string } {
@@ -12,12 +15,12 @@ function locate(): { root: string; version: string } {
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'tessera') return { root: dir, version: pkg.version ?? '0.0.0' };
+      if (pkg.name === PACKAGE_NAME) return { root: dir, version: pkg.version ?? '0.0.0' };
     } catch {
       // No readable package.json here: keep walking up.
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the tessera package root (package.json)');
+    if (parent === dir) throw new Error('cannot find the tessera-server package root (package.json)');
     dir = parent;
   }
 }
