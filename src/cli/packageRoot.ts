@@ -36,6 +36,11 @@ export function packageVersion(): string {
 }
 
 /** The schema of the demo app `tessera dev` creates. */
+/** The demo app's sample data: a mutation sent once, when the app is created. */
+export function demoSeedPath(): string {
+  return join(packageRoot(), 'examples', 'blog', 'seed.graphql');
+}
+
 export function demoSchemaPath(): string {
   return join(packageRoot(), 'examples', 'blog', 'schema.graphql');
 }

@@ -41,6 +41,18 @@ describe('tessera dev', () => {
       expect(out).toContain(`demo app "blog"  ${blog?.endpoint}`);
       expect(out).toContain(`health          ${first.url}/healthz`);
       expect(out).toContain('platform key    from TESSERA_ADMIN_KEY');
+      // Seeded with sample data, and the printed query works as pasted (anonymously).
+      const tryIt = /^ {2}try it {10}curl -s (\S+) -H 'content-type: application\/json' -d '(.+)'$/m.exec(out);
+      expect(tryIt?.[1]).toBe(blog?.endpoint);
+      const answer = await fetch(tryIt?.[1] as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: tryIt?.[2] as string });
+      const posts = ((await answer.json()) as { data: { viewer: { allPosts: { edges: { node: { title: string } }[] } } } }).data.viewer.allPosts.edges;
+      expect(posts.map((e) => e.node.title)).toEqual(['Just a hobby', 'The first bug', 'Bernoulli numbers, step by step']);
+      const login = await fetch(blog?.endpoint as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'mutation { loginUser(input: { username: "ada", password: "demo-password" }) { user { displayName posts { aggregations { count } } } } }' }),
+      });
+      expect(((await login.json()) as { data: unknown }).data).toEqual({ loginUser: { user: { displayName: 'Ada', posts: { aggregations: { count: 3 } } } } });
       await waitForText(first.stderr, 'DATABASE_URL is ignored');
     } finally {
       first.child.kill('SIGINT');

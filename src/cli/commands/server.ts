@@ -9,7 +9,7 @@ import type { RunningServer, ServerConfig } from '../../server/index.js';
 import { problemLine } from '../format.js';
 import { CliError } from '../io.js';
 import type { CliIo } from '../io.js';
-import { demoSchemaPath } from '../packageRoot.js';
+import { demoSchemaPath, demoSeedPath } from '../packageRoot.js';
 
 export const DEMO_APP = 'blog';
 
@@ -44,6 +44,28 @@ function keyLocation(running: RunningServer): string {
   return running.platformKey.source === 'env' ? 'from TESSERA_ADMIN_KEY' : (running.platformKey.path ?? '');
 }
 
+/** Sends the demo app's sample data through its own API (as the operator); a failure is reported, not fatal. */
+async function seedDemoApp(running: RunningServer, endpointPath: string, io: CliIo): Promise<void> {
+  try {
+    const query = await readFile(demoSeedPath(), 'utf8');
+    const response = await fetch(`${running.url}${endpointPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${running.platformKey.key}` },
+      body: JSON.stringify({ query }),
+    });
+    const body = (await response.json()) as { errors?: { message: string }[] };
+    if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
+  } catch (err) {
+    io.stderr(`tessera: warning: the demo app has no sample data: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+/** A query to paste into a terminal, against the demo app as an anonymous caller. */
+function tryIt(endpoint: string): string {
+  const query = '{ viewer { allPosts(first: 3, orderBy: { field: publishedAt, direction: DESC }, where: { status: { eq: PUBLISHED } }) { edges { node { title rating comments { aggregations { count } } } } } } }';
+  return `curl -s ${endpoint} -H 'content-type: application/json' -d '${JSON.stringify({ query })}'`;
+}
+
 /** Creates the demo app unless an app of that name exists; a failure is reported, not fatal. */
 async function ensureDemoApp(running: RunningServer, io: CliIo): Promise<string | undefined> {
   const existing = await running.admin.getApp(DEMO_APP);
@@ -52,6 +74,7 @@ async function ensureDemoApp(running: RunningServer, io: CliIo): Promise<string 
   try {
     const schema = await readFile(path, 'utf8');
     const created = await running.admin.createApp({ name: DEMO_APP, schema });
+    await seedDemoApp(running, created.endpointPath, io);
     return `${running.publicUrl}${created.endpointPath}`;
   } catch (err) {
     if (isTesseraError(err) && err.code === 'SCHEMA_INVALID') {
@@ -90,7 +113,13 @@ export function registerServerCommands(program: Command, io: CliIo): void {
           `Tessera listening on ${running.url}`,
           `  management API  ${running.publicUrl}${ADMIN_PATH}`,
           `  web console     ${running.publicUrl}/console  (sign in with the platform key)`,
-          ...(demo ? [`  demo app "${DEMO_APP}"  ${demo}`, `  data API token  tessera token create ${DEMO_APP} <name>  (send as Authorization: Bearer <token>)`] : []),
+          ...(demo
+            ? [
+                `  demo app "${DEMO_APP}"  ${demo}  (sample users ada, grace, linus; password demo-password)`,
+                `  data API token  tessera token create ${DEMO_APP} <name>  (send as Authorization: Bearer <token>)`,
+                `  try it          ${tryIt(demo)}`,
+              ]
+            : []),
           `  health          ${running.publicUrl}/healthz`,
           `  platform key    ${keyLocation(running)}`,
           '',
