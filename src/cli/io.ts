@@ -1,6 +1,9 @@
 // What a CLI command may touch of its surroundings: output streams, environment, working
 // directory. Passed in, so the commands stay plain functions of their input.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import type { Env } from '../server/index.js';
 
 export interface CliIo {
@@ -11,12 +14,25 @@ export interface CliIo {
   cwd: string;
 }
 
+/** The variables of a `.env` file in `dir` (as `tessera init` writes one), or none. */
+export function dotEnv(dir: string): Env {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, '.env'), 'utf8');
+  } catch {
+    return {};
+  }
+  return parseEnv(text);
+}
+
 export function processIo(): CliIo {
+  const cwd = process.cwd();
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
-    env: process.env,
-    cwd: process.cwd(),
+    // A `.env` in the working directory fills in what the environment does not set.
+    env: { ...dotEnv(cwd), ...process.env },
+    cwd,
   };
 }
 

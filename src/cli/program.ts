@@ -4,6 +4,8 @@
 import { Command } from 'commander';
 import { registerAppCommands } from './commands/app.js';
 import { registerDocumentCommands } from './commands/documents.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { registerInitCommand } from './commands/init.js';
 import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -41,5 +43,7 @@ export function buildProgram(io: CliIo): Command {
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);
   registerDocumentCommands(program, io);
+  registerInitCommand(program, io);
+  registerCompletionCommand(program, io);
   return program;
 }

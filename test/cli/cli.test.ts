@@ -1,6 +1,7 @@
 // The `tessera` command end to end: `tessera serve` as a child on an ephemeral port (embedded
 // store, generated platform key) and every client command run against it as a child process.
 
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
@@ -151,6 +152,73 @@ describe('client commands', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^tat_[A-Za-z0-9_-]{43}\n$/);
     expect(result.stderr).toContain('shown only this once');
+  });
+
+  it('token list names the tokens (never prints them), token revoke ends one', async () => {
+    await cli('token', 'create', 'shop', 'deploy');
+    const listed = await cli('token', 'list', 'shop');
+    expect(listed.code).toBe(0);
+    expect(linesOf(listed.stdout)[0]).toMatch(/^NAME\s+CREATED$/);
+    expect(listed.stdout).toContain('deploy');
+    expect(listed.stdout).not.toContain('tat_');
+    const json = JSON.parse((await cli('token', 'list', 'shop', '--json')).stdout) as { name: string }[];
+    expect(json.map((t) => t.name)).toEqual(['ci', 'deploy']);
+    expect((await cli('token', 'revoke', 'shop', 'deploy')).stdout).toBe('revoked admin token "deploy"\n');
+    expectOneLineError(await cli('token', 'revoke', 'shop', 'deploy'), /no admin token named "deploy"/);
+    expect((JSON.parse((await cli('token', 'list', 'shop', '--json')).stdout) as { name: string }[]).map((t) => t.name)).toEqual(['ci']);
+  });
+
+  it('app list --json and app settings print for scripts; settings change with name=value', async () => {
+    const apps = JSON.parse((await cli('app', 'list', '--json')).stdout) as { name: string; schemaVersion: number }[];
+    expect(apps.find((a) => a.name === 'shop')?.schemaVersion).toBeGreaterThan(1);
+    const shown = await cli('app', 'settings', 'shop');
+    expect(shown.stdout).toContain('maxDepth = 15\n');
+    const changed = await cli('app', 'settings', 'shop', 'maxDepth=12', 'introspection=false', 'corsOrigins=https://a.example,https://b.example', '--json');
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ maxDepth: 12, introspection: false, corsOrigins: ['https://a.example', 'https://b.example'] });
+    expect(JSON.parse((await cli('app', 'settings', 'shop', 'corsOrigins=null', 'introspection=true', '--json')).stdout)).toMatchObject({ corsOrigins: null, introspection: true });
+    expectOneLineError(await cli('app', 'settings', 'shop', 'maxDepth=lots'), /maxDepth takes a whole number/);
+    expectOneLineError(await cli('app', 'settings', 'shop', 'colour=blue'), /no setting named "colour"/);
+    expectOneLineError(await cli('app', 'settings', 'shop', 'maxDepth=1000'), /maxDepth/);
+  });
+
+  it('app delete needs --yes, then removes the app', async () => {
+    await writeFile(join(dir, 'gone.graphql'), V1);
+    await cli('app', 'create', 'gone', '--schema', 'gone.graphql');
+    expectOneLineError(await cli('app', 'delete', 'gone'), /run again with --yes/);
+    expect((await cli('app', 'delete', 'gone', '--yes')).stdout).toBe('deleted app gone\n');
+    expectOneLineError(await cli('app', 'delete', 'gone', '--yes'), /no app named or with id "gone"/);
+  });
+
+  it('init writes a schema and a .env that tessera reads, and never overwrites them', async () => {
+    const project = join(dir, 'project');
+    const result = await cli('init', 'project');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('cd project');
+    const schema = await readFile(join(project, 'schema.graphql'), 'utf8');
+    expect(schema).toContain('type List @model');
+    expectOneLineError(await cli('init', 'project'), /schema\.graphql and \.env already exist/);
+    // The starter schema is a valid app, and the .env in the working directory is read.
+    await writeFile(join(project, '.env'), `TESSERA_URL=${serve.url}\nTESSERA_ADMIN_KEY=${(await readFile(join(dir, 'data', 'admin-key'), 'utf8')).trim()}\n`);
+    const created = await runCli(['app', 'create', 'todo', '--schema', 'schema.graphql'], { env: cleanEnv(), cwd: project });
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain('created app todo');
+  });
+
+  it('completion prints a bash script that completes commands and options', async () => {
+    const script = (await cli('completion')).stdout;
+    const complete = (words: string) =>
+      new Promise<string>((resolve, reject) => {
+        const program = `${script}\nCOMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _tessera; echo "\${COMPREPLY[*]}"`;
+        const child = spawn('bash', ['-c', program]);
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('error', reject);
+        child.on('close', () => resolve(out.trim()));
+      });
+    expect(await complete('tessera ap')).toBe('app');
+    expect(await complete('tessera app d')).toBe('delete');
+    expect(await complete('tessera schema pull blog --a')).toBe('--api --admin-key');
   });
 
   it('takes the key and URL from flags too', async () => {

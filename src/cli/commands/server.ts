@@ -16,12 +16,13 @@ export const DEMO_APP = 'blog';
 interface ListenFlags {
   port?: string;
   host?: string;
+  dataDir?: string;
 }
 
 async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<RunningServer> {
   let config: ServerConfig;
   try {
-    config = loadConfig({ port: flags.port, host: flags.host }, env, io.cwd);
+    config = loadConfig({ port: flags.port, host: flags.host, dataDir: flags.dataDir }, env, io.cwd);
   } catch (err) {
     if (isTesseraError(err)) throw new CliError(err.message);
     throw err;
@@ -90,7 +91,8 @@ async function ensureDemoApp(running: RunningServer, io: CliIo): Promise<string 
 function listenOptions(command: Command): Command {
   return command
     .option('--port <port>', 'port to listen on, 0 for any free port (default: TESSERA_PORT, else 4000)')
-    .option('--host <host>', 'address to listen on (default: TESSERA_HOST, else 127.0.0.1)');
+    .option('--host <host>', 'address to listen on (default: TESSERA_HOST, else 127.0.0.1)')
+    .option('--data-dir <dir>', 'the data directory: embedded store and platform key file (default: TESSERA_DATA_DIR, else ./.tessera)');
 }
 
 export function registerServerCommands(program: Command, io: CliIo): void {
