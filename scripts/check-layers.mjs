@@ -8,6 +8,7 @@ const SRC = resolve(import.meta.dirname, '../src');
 // Each folder may import from the folders listed (and from itself).
 const ALLOWED = {
   errors: [],
+  build: [], // the package itself: its root and version
   sql: [],
   model: ['errors'],
   store: ['sql', 'model', 'errors'],
@@ -17,8 +18,8 @@ const ALLOWED = {
   auth: ['sql', 'store', 'model', 'errors'],
   realtime: ['compile', 'graphql', 'permissions', 'auth', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'errors', 'sql'],
-  server: ['admin', 'auth', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
-  cli: ['server', 'admin', 'store', 'model', 'errors'],
+  server: ['build', 'admin', 'auth', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
+  cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

@@ -10,7 +10,7 @@ import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
 import type { CliIo } from './io.js';
-import { packageVersion } from './packageRoot.js';
+import { packageVersion } from '../build/index.js';
 
 /** Commander's own messages ("error: unknown option '--x'") as one `tessera:` line. */
 export function commanderErrorLine(text: string): string {

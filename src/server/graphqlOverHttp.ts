@@ -61,6 +61,8 @@ export interface GraphQLHttpOptions {
    * trusted documents); without it, a request must carry its document.
    */
   resolveDocument?: (source: { query: string | undefined; persistedHash: string | undefined }) => { query: string } | { error: TesseraError };
+  /** Told of every answered request: its operation type, outcome and duration in seconds. */
+  onOperation?: (note: OperationNote, seconds: number) => void;
   /**
    * Runs the operation instead of graphql-js: `data` comes back as JSON text (undefined when
    * the operation could not start, e.g. bad variables).
@@ -246,41 +248,65 @@ export function prepareOperation<R>(
   return { document, operation };
 }
 
-export async function handleGraphQLOverHttp(
-  request: GraphQLHttpRequest,
-  options: GraphQLHttpOptions,
-): Promise<GraphQLHttpResponse> {
+/** What an answered request was, for metrics: its operation type and its outcome. */
+export interface OperationNote {
+  /** `query`, `mutation`, `subscription`, or `unknown` before the document is read. */
+  type: string;
+  /** `ok`, or the code of the answer's first error. */
+  outcome: string;
+}
+
+export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, options: GraphQLHttpOptions): Promise<GraphQLHttpResponse> {
+  const started = performance.now();
+  const note: OperationNote = { type: 'unknown', outcome: 'ok' };
+  const response = await answer(request, options, note);
+  options.onOperation?.(note, (performance.now() - started) / 1000);
+  return response;
+}
+
+async function answer(request: GraphQLHttpRequest, options: GraphQLHttpOptions, note: OperationNote): Promise<GraphQLHttpResponse> {
+  const refuse = (status: number, mediaType: MediaType, code: ErrorCode, message: string, extra?: Record<string, string>) => {
+    note.outcome = code;
+    return respond(status, mediaType, errorBody(code, message), extra);
+  };
+  const failed = (mediaType: MediaType, errors: readonly GraphQLError[], code: ErrorCode) => {
+    const response = requestErrorResponse(mediaType, errors, options, code);
+    note.outcome = String(errors[0]?.extensions?.code ?? code);
+    return response;
+  };
   const method = request.method.toUpperCase();
   if (method !== 'GET' && method !== 'POST') {
-    return respond(405, 'application/json', errorBody('BAD_USER_INPUT', 'Use GET or POST'), { allow: 'GET, POST' });
+    return refuse(405, 'application/json', 'BAD_USER_INPUT', 'Use GET or POST', { allow: 'GET, POST' });
   }
   const mediaType = negotiateMediaType(request.headers.accept);
   if (mediaType === undefined) {
     const message = 'Accept must allow application/graphql-response+json or application/json';
-    return respond(406, 'application/json', errorBody('BAD_USER_INPUT', message));
+    return refuse(406, 'application/json', 'BAD_USER_INPUT', message);
   }
 
   const read = readRequestParams(method, request.query, request.body);
-  if ('error' in read) return respond(400, mediaType, errorBody('BAD_USER_INPUT', read.error));
+  if ('error' in read) return refuse(400, mediaType, 'BAD_USER_INPUT', read.error);
   const resolved = options.resolveDocument ? options.resolveDocument(read) : read.query === undefined ? { error: badInput('Persisted queries are not served here: send "query"') } : { query: read.query };
-  if ('error' in resolved) return requestErrorResponse(mediaType, [asGraphQLError(resolved.error)], options, resolved.error.code);
+  if ('error' in resolved) return failed(mediaType, [asGraphQLError(resolved.error)], resolved.error.code);
   const params = { ...read, query: resolved.query };
 
   const prepared = prepareOperation(params, options, (operation) => {
     if (method === 'GET' && operation && operation.operation !== 'query') {
       const message = `A ${operation.operation} cannot be sent with GET; use POST`;
-      return respond(405, mediaType, errorBody('BAD_USER_INPUT', message), { allow: 'POST' });
+      return refuse(405, mediaType, 'BAD_USER_INPUT', message, { allow: 'POST' });
     }
     return undefined;
   });
   if ('response' in prepared) return prepared.response;
-  if ('errors' in prepared) return requestErrorResponse(mediaType, prepared.errors, options, prepared.code);
+  if ('errors' in prepared) return failed(mediaType, prepared.errors, prepared.code);
   const { document } = prepared;
+  note.type = prepared.operation?.operation ?? 'unknown';
 
   if (options.execute) {
     const run = await options.execute({ document, query: params.query, operationName: params.operationName, variables: params.variables });
-    if (run.data === undefined) return requestErrorResponse(mediaType, run.errors, options, 'BAD_USER_INPUT');
+    if (run.data === undefined) return failed(mediaType, run.errors, 'BAD_USER_INPUT');
     const errors = formatErrors(run.errors, options);
+    if (errors[0]) note.outcome = codeOf(errors[0]) ?? 'INTERNAL';
     const body = errors.length > 0 ? `{"data":${run.data},"errors":${JSON.stringify(errors)}}` : `{"data":${run.data}}`;
     const headers: Record<string, string> = { 'content-type': `${mediaType}; charset=utf-8` };
     // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
@@ -298,9 +324,10 @@ export async function handleGraphQLOverHttp(
     operationName: params.operationName,
   });
   // No `data` at all means the operation never ran: bad variables or an unknown operation name.
-  if (!('data' in result)) return requestErrorResponse(mediaType, result.errors ?? [], options, 'BAD_USER_INPUT');
+  if (!('data' in result)) return failed(mediaType, result.errors ?? [], 'BAD_USER_INPUT');
 
   const errors = formatErrors(result.errors ?? [], options);
+  if (errors[0]) note.outcome = codeOf(errors[0]) ?? 'INTERNAL';
   const hasData = result.data !== null && result.data !== undefined;
   const payload = errors.length > 0 ? { data: result.data, errors } : { data: result.data };
   return respond(resultStatus(mediaType, hasData, errors), mediaType, payload);

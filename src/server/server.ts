@@ -24,6 +24,7 @@ import type { LoginLimits } from '../auth/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import { PersistedQueries } from './persisted.js';
+import type { OperationNote } from './graphqlOverHttp.js';
 import type { AdminService } from '../admin/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -109,7 +110,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   installRequestId(app);
   installDrain(app);
-  const metrics = installMetrics(app);
+  const metrics = installMetrics(app, options.store);
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
@@ -123,6 +124,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const directory = new SubscriberDirectory(options.store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();
+  const onOperation = (note: OperationNote, seconds: number) => metrics.operation(note.type, note.outcome, seconds);
   const webSocket = installAppSubscriptions(app, {
     persisted,
     store: options.store,
@@ -132,12 +134,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics: metrics.registry,
     originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
+    onOperation,
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted }));
+  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation }));
   installConsole(app);
   return app;
 }

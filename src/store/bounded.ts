@@ -13,6 +13,7 @@ export function withStatementTimeout(store: Store, timeoutMs: number): Store {
     listen: (channel, handler) => store.listen(channel, handler),
     notify: (channel, payload) => store.notify(channel, payload),
     ping: () => store.ping(),
+    connections: () => store.connections(),
     // The store belongs to whoever opened it, not to this view of it.
     close: () => Promise.reject(new Error('A view of a store with a statement timeout cannot close the store')),
   };

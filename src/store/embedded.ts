@@ -33,6 +33,8 @@ export class EmbeddedStore implements Store {
   readonly #db: PGlite;
   readonly #handlers = new ChannelHandlers();
   #closing: Promise<void> | undefined;
+  /** Calls in progress: PGlite runs one at a time on its single connection, the rest wait. */
+  #inFlight = 0;
 
   private constructor(db: PGlite) {
     this.#db = db;
@@ -52,15 +54,31 @@ export class EmbeddedStore implements Store {
   async query<R = Record<string, unknown>>(statement: SqlFragment, _options?: StatementOptions): Promise<QueryResult<R>> {
     this.#checkUsable();
     const { text, values } = compile(statement);
+    this.#inFlight += 1;
     try {
       // PGlite queues a statement behind a running transaction instead of running it inside.
       return toResult<R>(await this.#db.query(text, values));
     } catch (err) {
       throw databaseError(err);
+    } finally {
+      this.#inFlight -= 1;
     }
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>, _options?: StatementOptions): Promise<T> {
+  connections(): { idle: number; used: number; waiting: number } {
+    return { idle: this.#inFlight > 0 ? 0 : 1, used: this.#inFlight > 0 ? 1 : 0, waiting: Math.max(0, this.#inFlight - 1) };
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T> {
+    this.#inFlight += 1;
+    try {
+      return await this.#transaction(fn, options);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async #transaction<T>(fn: (tx: Transaction) => Promise<T>, _options?: StatementOptions): Promise<T> {
     this.#checkUsable();
     const context = { store: this, done: false };
     let failure: { error: unknown } | undefined;

@@ -116,6 +116,11 @@ export class PostgresStore implements Store {
     await this.query(notifyStatement(channel, payload));
   }
 
+  connections(): { idle: number; used: number; waiting: number } {
+    const pool = this.#pool;
+    return { idle: pool.idleCount, used: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
+  }
+
   async ping(): Promise<boolean> {
     if (this.#closing) return false;
     try {

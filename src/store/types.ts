@@ -43,5 +43,7 @@ export interface Store extends Queryable {
   notify(channel: string, payload: string): Promise<void>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+  /** Connections by state, for metrics: idle, in use, and calls waiting for one. */
+  connections(): { idle: number; used: number; waiting: number };
   close(): Promise<void>;
 }

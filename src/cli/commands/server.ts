@@ -9,7 +9,7 @@ import type { RunningServer, ServerConfig } from '../../server/index.js';
 import { problemLine } from '../format.js';
 import { CliError } from '../io.js';
 import type { CliIo } from '../io.js';
-import { demoSchemaPath, demoSeedPath } from '../packageRoot.js';
+import { demoSchemaPath, demoSeedPath } from '../demo.js';
 
 export const DEMO_APP = 'blog';
 

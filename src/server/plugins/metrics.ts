@@ -1,8 +1,13 @@
-// Prometheus metrics: default process metrics plus a request counter and latency histogram
-// labelled by method, route pattern and status. Route patterns, never raw paths or app ids.
+// Prometheus metrics: default process metrics; HTTP requests (and WebSocket connections, when
+// they close) by method, route pattern and status; GraphQL operations by type and outcome; the
+// store's connections by state; the build. Bounded label values only: route patterns, never
+// raw paths or app ids, and error codes from the catalogue.
 
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ERROR_CODES } from '../../errors/index.js';
+import type { Store } from '../../store/index.js';
+import { packageVersion } from '../../build/index.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -10,9 +15,13 @@ export interface Metrics {
   registry: Registry;
   /** Counts an answer the request hooks do not see (a WebSocket connection, when it closes). */
   record(method: string, route: string, status: number, seconds: number): void;
+  /** Counts a GraphQL operation answered (over HTTP or WebSocket): its type, outcome (`ok` or an error code) and duration. */
+  operation(type: string, outcome: string, seconds: number): void;
 }
 
-export function installMetrics(app: FastifyInstance): Metrics {
+const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+
+export function installMetrics(app: FastifyInstance, store: Store): Metrics {
   // One registry per server, so several servers in one process (tests) do not collide.
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -42,6 +51,38 @@ export function installMetrics(app: FastifyInstance): Metrics {
     duration.observe(labels, reply.elapsedTime / 1000);
   });
 
+  const operations = new Counter({
+    name: 'tessera_graphql_operations_total',
+    help: 'GraphQL operations answered, by operation type and outcome (ok, or the first error code).',
+    labelNames: ['type', 'outcome'] as const,
+    registers: [registry],
+  });
+  const operationTime = new Histogram({
+    name: 'tessera_graphql_duration_seconds',
+    help: 'Time to answer GraphQL operations (parse, validate, execute), by operation type.',
+    labelNames: ['type'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tessera_db_pool_connections',
+    help: "The store's database connections by state: idle, used, and requests waiting for one.",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const c = store.connections();
+      this.set({ state: 'idle' }, c.idle);
+      this.set({ state: 'used' }, c.used);
+      this.set({ state: 'waiting' }, c.waiting);
+    },
+  });
+  new Gauge({
+    name: 'tessera_build_info',
+    help: 'The running build: version, Node.js version and store kind (always 1).',
+    labelNames: ['version', 'node', 'store'] as const,
+    registers: [registry],
+  }).set({ version: packageVersion(), node: process.version, store: store.kind }, 1);
+
   app.get('/metrics', async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });
@@ -51,6 +92,11 @@ export function installMetrics(app: FastifyInstance): Metrics {
       const labels = { method, route, status: String(status) };
       requests.inc(labels);
       duration.observe(labels, seconds);
+    },
+    operation(type, outcome, seconds) {
+      const known = OPERATION_TYPES.has(type) ? type : 'unknown';
+      operations.inc({ type: known, outcome: outcome === 'ok' || outcome in ERROR_CODES ? outcome : 'OTHER' });
+      operationTime.observe({ type: known }, seconds);
     },
   };
 }

@@ -15,6 +15,7 @@ import { unknownApp, writeHooks } from '../appPorts.js';
 import { callerOf } from '../callers.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import type { OperationNote } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
@@ -25,6 +26,8 @@ export interface AppRouteOptions {
   platformKey: string;
   /** Which apps have subscribers (mutations of other apps publish no events). */
   directory: SubscriberDirectory;
+  /** Told of every answered operation (metrics). */
+  onOperation?: (note: OperationNote, seconds: number) => void;
 }
 
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
@@ -53,6 +56,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
         // Trusted documents bind users and admin tokens alike; the operator's key (the console) is free of them.
         resolveDocument: (source) => options.persisted.resolve(live.id, live.trusted, !(caller.kind === 'admin' && caller.operator), source),
         onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
+        onOperation: options.onOperation,
         execute: (run) =>
           executeOperation({
             ...run,

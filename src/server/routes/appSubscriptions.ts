@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getOperationAST } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { LoginThrottle } from '../../auth/index.js';
 import { executeOperation, planSubscription } from '../../compile/index.js';
@@ -22,6 +22,7 @@ import type { AppRegistry } from '../appRegistry.js';
 import { callerOf } from '../callers.js';
 import type { Caller } from '../callers.js';
 import { asGraphQLError, formatErrors, prepareOperation } from '../graphqlOverHttp.js';
+import type { OperationNote } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
 import type { PersistedQueries } from '../persisted.js';
@@ -31,6 +32,8 @@ import { errorBody } from '../clientErrors.js';
 export interface AppSubscriptionOptions {
   /** Counts a closed WebSocket connection like an answered request (metrics). */
   onConnectionClosed?: (seconds: number) => void;
+  /** Told of every operation answered on a connection: its type, outcome (`ok` or an error code) and the seconds to its first answer. */
+  onOperation?: (note: OperationNote, seconds: number) => void;
   /** Trusted documents are enforced over WebSocket as over HTTP. */
   persisted: PersistedQueries;
   /** Whether the upgrade's Origin may open a connection (the allowed origins of the app). */
@@ -167,7 +170,10 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     },
 
     async operate(payload, socket) {
-      return operate(app, options, hub, connection, payload, socket);
+      const started = performance.now();
+      const outcome = await operate(app, options, hub, connection, payload, socket);
+      options.onOperation?.(noteOf(outcome, payload.operationName ?? undefined), (performance.now() - started) / 1000);
+      return outcome;
     },
 
     closed() {
@@ -176,6 +182,14 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
       for (const stream of [...streams]) stream.end();
     },
   };
+}
+
+/** An operation's type and outcome, as metrics count them (a subscription counts once, when it starts). */
+function noteOf(outcome: OperationOutcome, operationName: string | undefined): OperationNote {
+  if (outcome.kind === 'errors') return { type: 'unknown', outcome: String(outcome.errors[0]?.extensions?.code ?? 'BAD_USER_INPUT') };
+  const type = getOperationAST(outcome.document, operationName)?.operation ?? 'unknown';
+  if (outcome.kind === 'stream') return { type, outcome: 'ok' };
+  return { type, outcome: String(outcome.result.errors?.[0]?.extensions?.code ?? 'ok') };
 }
 
 interface Connection {

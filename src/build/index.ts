@@ -1,5 +1,6 @@
-// Finds the installed package's root (where package.json and examples/ live), whether the CLI
-// runs from dist/ or from src/ under a test runner, and whatever the working directory.
+// Finds the installed package's root (where package.json and examples/ live) and its version,
+// whether the code runs from dist/ or from src/ under a test runner, and whatever the working
+// directory: the CLI and the server's build metric read it.
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,14 +34,4 @@ export function packageRoot(): string {
 export function packageVersion(): string {
   cached ??= locate();
   return cached.version;
-}
-
-/** The schema of the demo app `tessera dev` creates. */
-/** The demo app's sample data: a mutation sent once, when the app is created. */
-export function demoSeedPath(): string {
-  return join(packageRoot(), 'examples', 'blog', 'seed.graphql');
-}
-
-export function demoSchemaPath(): string {
-  return join(packageRoot(), 'examples', 'blog', 'schema.graphql');
 }

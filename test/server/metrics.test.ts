@@ -1,0 +1,89 @@
+// The operator's metrics on both stores, read from /metrics as Prometheus scrapes them: GraphQL
+// operations by type and outcome over HTTP and WebSocket, their durations, the store's
+// connections and the build. Each store gets a fresh server, so the counts are exact.
+
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import type { TestApp } from '../api/harness.js';
+import { client, subscribe, waitForSubscriptions } from '../realtime/harness.js';
+import { startTestServer } from './harness.js';
+import type { TestServer } from './harness.js';
+
+/** The samples of one metric: label text (`a="b",c="d"`, sorted as exported) to value. */
+async function samples(base: string, name: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const found = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match && match[1] === name) found.set(match[2] ?? '', Number(match[3]));
+  }
+  return found;
+}
+
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+describe.each(STORE_KINDS)('metrics (%s)', (kind) => {
+  let server: TestServer;
+  let app: TestApp;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    app = await createTestApp(server, 'type Note @model @permission(scope: EVERYONE, read: true) { text: String }');
+  });
+  afterAll(async () => server?.close());
+
+  it('counts GraphQL operations over HTTP by type and outcome, never by app', async () => {
+    await app.data('mutation { createNote(input: { text: "a" }) { changedNote { id } } }');
+    await app.data('{ viewer { allNotes { edges { node { text } } } } }');
+    await app.data('{ viewer { allNotes { edges { node { text } } } } }');
+    const anonymous = await app.gql('mutation { createNote(input: { text: "b" }) { changedNote { id } } }', {}, {});
+    const denied = anonymous.body.errors[0].extensions.code;
+    expect(['FORBIDDEN', 'UNAUTHENTICATED']).toContain(denied);
+    const broken = await app.gql('{ allNotes { ');
+    expect(broken.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const unknownField = await app.gql('{ nothingHere }');
+    expect(unknownField.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+
+    const operations = await samples(server.base, 'tessera_graphql_operations_total');
+    expect(operations.get('type="query",outcome="ok"')).toBe(2);
+    expect(operations.get('type="mutation",outcome="ok"')).toBe(1);
+    expect(operations.get(`type="mutation",outcome="${denied}"`)).toBe(1);
+    // A document that does not parse or validate has no operation type yet.
+    expect(operations.get('type="unknown",outcome="GRAPHQL_VALIDATION_FAILED"')).toBe(2);
+    const durations = await samples(server.base, 'tessera_graphql_duration_seconds_count');
+    expect(durations.get('type="query"')).toBe(2);
+    expect(durations.get('type="mutation"')).toBe(2);
+    const text = await (await fetch(`${server.base}/metrics`)).text();
+    expect(text).not.toContain(app.id);
+  });
+
+  it('counts WebSocket operations too: a query once, a subscription once when it starts', async () => {
+    const before = await samples(server.base, 'tessera_graphql_operations_total');
+    const c = client(app.endpoint, app.token);
+    const query = subscribe(c, '{ viewer { allNotes { edges { node { text } } } } }');
+    await query.take(1);
+    const sub = subscribe(c, 'subscription { subscribeToNote(mutations: [createNote]) { value { text } } }');
+    await waitForSubscriptions(server.base, 1);
+    await app.data('mutation { createNote(input: { text: "c" }) { changedNote { id } } }');
+    await sub.take(1);
+    await sub.close();
+    await c.dispose();
+    const after = await samples(server.base, 'tessera_graphql_operations_total');
+    const delta = (labels: string) => (after.get(labels) ?? 0) - (before.get(labels) ?? 0);
+    expect(delta('type="query",outcome="ok"')).toBe(1);
+    expect(delta('type="subscription",outcome="ok"')).toBe(1);
+    // The mutation above came over HTTP; the event it caused is not an operation.
+    expect(delta('type="mutation",outcome="ok"')).toBe(1);
+  });
+
+  it("reports the store's connections and the build", async () => {
+    const pool = await samples(server.base, 'tessera_db_pool_connections');
+    expect([...pool.keys()].sort()).toEqual(['state="idle"', 'state="used"', 'state="waiting"']);
+    // Between requests nothing holds a connection or waits for one; at least one is open.
+    expect(pool.get('state="used"')).toBe(0);
+    expect(pool.get('state="waiting"')).toBe(0);
+    expect(pool.get('state="idle"')).toBeGreaterThanOrEqual(1);
+    const build = await samples(server.base, 'tessera_build_info');
+    expect(build.get(`version="${version}",node="${process.version}",store="${kind}"`)).toBe(1);
+  });
+});
