@@ -62,6 +62,13 @@ export function parsePort(value: string | number, source: string): number {
   return port;
 }
 
+/**
+ * Named ranges TESSERA_TRUST_PROXY may list (Fastify's proxy-addr knows them): `loopback`
+ * (127.0.0.0/8, ::1), `linklocal`, and `uniquelocal` (10/8, 172.16/12, 192.168/16, fc00::/7 —
+ * where a container's network puts the proxy in front of it).
+ */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
 export function parseTrustProxy(value: string | undefined): TrustProxy {
   const text = present(value);
   if (text === undefined) return false;
@@ -70,12 +77,12 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   if (['true', 'yes', 'on'].includes(lower)) return true;
   if (/^\d+$/.test(text)) return Number(text);
   const list = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (list.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
+  if (list.some((entry) => !PROXY_RANGE_NAMES.has(entry.toLowerCase()) && !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
     throw badInput(
-      `TESSERA_TRUST_PROXY must be "true", "false", a hop count, or a comma-separated list of addresses/CIDR ranges, got "${text}"`,
+      `TESSERA_TRUST_PROXY must be "true", "false", a hop count, or a comma-separated list of addresses, CIDR ranges and ${[...PROXY_RANGE_NAMES].join('/')}, got "${text}"`,
     );
   }
-  return list;
+  return list.map((entry) => (PROXY_RANGE_NAMES.has(entry.toLowerCase()) ? entry.toLowerCase() : entry));
 }
 
 function parseLogLevel(value: string | undefined): LogLevel {

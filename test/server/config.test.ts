@@ -87,6 +87,8 @@ describe('loadConfig', () => {
     expect(loadConfig({}, { TESSERA_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({}, { TESSERA_TRUST_PROXY: 'off' }).trustProxy).toBe(false);
     expect(loadConfig({}, { TESSERA_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({}, { TESSERA_TRUST_PROXY: 'Loopback, uniquelocal,192.0.2.1' }).trustProxy).toEqual(['loopback', 'uniquelocal', '192.0.2.1']);
+    expect(() => loadConfig({}, { TESSERA_TRUST_PROXY: 'localhost' })).toThrow(/TESSERA_TRUST_PROXY/);
   });
 });
 
