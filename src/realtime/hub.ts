@@ -27,6 +27,11 @@ export interface HubOptions {
   onError(err: unknown): void;
   /** Where this instance records the apps it holds subscriptions of. */
   directory: SubscriberDirectory;
+  /**
+   * Told when a notification for an app with subscribers here has been handled: its row events,
+   * the results delivered to subscribers, and the seconds from its arrival (queueing included).
+   */
+  onHandled?(report: { events: number; deliveries: number; seconds: number }): void;
 }
 
 /** How many event statements one notification runs at once. */
@@ -99,10 +104,11 @@ export class RealtimeHub {
   }
 
   #enqueue(payload: string): void {
-    this.#queue = this.#queue.then(() => this.#handle(payload)).catch((err: unknown) => this.#options.onError(err));
+    const arrived = performance.now();
+    this.#queue = this.#queue.then(() => this.#handle(payload, arrived)).catch((err: unknown) => this.#options.onError(err));
   }
 
-  async #handle(payload: string): Promise<void> {
+  async #handle(payload: string, arrived: number): Promise<void> {
     const notice = JSON.parse(payload) as EventNotice;
     const subscribers = this.#apps.get(notice.a);
     if (!subscribers || subscribers.size === 0) return;
@@ -116,7 +122,9 @@ export class RealtimeHub {
         subscriber.expire();
       }
     }
-    for (const event of events) await this.#dispatch([...subscribers], event);
+    let deliveries = 0;
+    for (const event of events) deliveries += await this.#dispatch([...subscribers], event);
+    this.#options.onHandled?.({ events: events.length, deliveries, seconds: (performance.now() - arrived) / 1000 });
   }
 
   /** The notice's events, read from the catalog when they were too large to notify. */
@@ -130,7 +138,8 @@ export class RealtimeHub {
     return (items ?? []).map(([type, kind, id, row]) => ({ type, kind, id, ...(row === undefined ? {} : { row }) }));
   }
 
-  async #dispatch(subscribers: Subscriber[], event: RowEvent): Promise<void> {
+  /** Runs the event's statements and delivers their results; resolves to the number delivered. */
+  async #dispatch(subscribers: Subscriber[], event: RowEvent): Promise<number> {
     const groups = new Map<string, Subscriber[]>();
     for (const subscriber of subscribers) {
       const plan = subscriber.plan;
@@ -140,15 +149,18 @@ export class RealtimeHub {
       else groups.set(plan.key, [subscriber]);
     }
     const pending = [...groups.values()];
+    let delivered = 0;
     const worker = async () => {
       for (let group = pending.shift(); group; group = pending.shift()) {
         const first = group[0] as Subscriber;
         const result = await eventResult(first.plan, this.#options.store, event);
         if (!result) continue;
-        const delivered: ExecutionResult = { data: JSON.parse(result.data) as Record<string, unknown>, ...(result.errors.length > 0 ? { errors: result.errors } : {}) };
-        for (const subscriber of group) subscriber.deliver(delivered);
+        const answer: ExecutionResult = { data: JSON.parse(result.data) as Record<string, unknown>, ...(result.errors.length > 0 ? { errors: result.errors } : {}) };
+        for (const subscriber of group) subscriber.deliver(answer);
+        delivered += group.length;
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, pending.length) }, worker));
+    return delivered;
   }
 }

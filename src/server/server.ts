@@ -4,6 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { withTiming } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
@@ -111,23 +112,25 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installRequestId(app);
   installDrain(app);
   const metrics = installMetrics(app, options.store);
+  // Every statement the server runs for the data API, realtime and logins is timed (metrics).
+  const store = withTiming(options.store, (kind, seconds, failed) => metrics.statement(kind, seconds, failed));
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
-  const registry = new AppRegistry(options.store);
+  const registry = new AppRegistry(store);
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
-  const throttle = new LoginThrottle(options.store, options.loginLimits);
-  const directory = new SubscriberDirectory(options.store);
+  const throttle = new LoginThrottle(store, options.loginLimits);
+  const directory = new SubscriberDirectory(store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();
   const onOperation = (note: OperationNote, seconds: number) => metrics.operation(note.type, note.outcome, seconds);
   const webSocket = installAppSubscriptions(app, {
     persisted,
-    store: options.store,
+    store,
     registry,
     platformKey: options.adminKey,
     throttle,
@@ -140,7 +143,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store: options.store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation }));
+  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation }));
   installConsole(app);
   return app;
 }

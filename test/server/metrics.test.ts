@@ -28,7 +28,7 @@ describe.each(STORE_KINDS)('metrics (%s)', (kind) => {
   let app: TestApp;
   beforeAll(async () => {
     server = await startTestServer(kind);
-    app = await createTestApp(server, 'type Note @model @permission(scope: EVERYONE, read: true) { text: String }');
+    app = await createTestApp(server, 'type Note @model @permission(scope: EVERYONE, read: true) { text: String slug: String @unique }');
   });
   afterAll(async () => server?.close());
 
@@ -74,6 +74,37 @@ describe.each(STORE_KINDS)('metrics (%s)', (kind) => {
     expect(delta('type="subscription",outcome="ok"')).toBe(1);
     // The mutation above came over HTTP; the event it caused is not an operation.
     expect(delta('type="mutation",outcome="ok"')).toBe(1);
+  });
+
+  it('times database statements and transactions, telling failed ones apart', async () => {
+    const before = await samples(server.base, 'tessera_db_statement_duration_seconds_count');
+    await app.data('mutation { createNote(input: { text: "d", slug: "same" }) { changedNote { id } } }');
+    const conflict = await app.gql('mutation { createNote(input: { text: "e", slug: "same" }) { changedNote { id } } }');
+    expect(conflict.body.errors[0].extensions.code).toBe('CONFLICT');
+    const after = await samples(server.base, 'tessera_db_statement_duration_seconds_count');
+    const delta = (labels: string) => (after.get(labels) ?? 0) - (before.get(labels) ?? 0);
+    // Two mutations, one transaction each: one committed, one rolled back by the duplicate.
+    expect(delta('kind="transaction",outcome="ok"')).toBe(1);
+    expect(delta('kind="transaction",outcome="error"')).toBe(1);
+    expect(delta('kind="statement",outcome="error"')).toBe(1);
+    expect(delta('kind="statement",outcome="ok"')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts realtime events, their deliveries and the delay to deliver them', async () => {
+    const before = await samples(server.base, 'tessera_realtime_deliveries_total');
+    const c = client(app.endpoint, app.token);
+    const first = subscribe(c, 'subscription { subscribeToNote(mutations: [createNote]) { value { text } } }');
+    const second = subscribe(c, 'subscription { subscribeToNote(mutations: [createNote]) { mutation } }');
+    await waitForSubscriptions(server.base, 2);
+    await app.data('mutation { createNote(input: { text: "f" }) { changedNote { id } } }');
+    await Promise.all([first.take(1), second.take(1)]);
+    await first.close();
+    await second.close();
+    await c.dispose();
+    const after = await samples(server.base, 'tessera_realtime_deliveries_total');
+    expect((after.get('') ?? 0) - (before.get('') ?? 0)).toBe(2);
+    expect((await samples(server.base, 'tessera_realtime_events_total')).get('')).toBeGreaterThanOrEqual(1);
+    expect((await samples(server.base, 'tessera_realtime_event_delay_seconds_count')).get('')).toBeGreaterThanOrEqual(1);
   });
 
   it("reports the store's connections and the build", async () => {

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ERROR_CODES } from '../../errors/index.js';
-import type { Store } from '../../store/index.js';
+import type { Store, TimedKind } from '../../store/index.js';
 import { packageVersion } from '../../build/index.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -17,6 +17,8 @@ export interface Metrics {
   record(method: string, route: string, status: number, seconds: number): void;
   /** Counts a GraphQL operation answered (over HTTP or WebSocket): its type, outcome (`ok` or an error code) and duration. */
   operation(type: string, outcome: string, seconds: number): void;
+  /** Times a database statement, or a whole transaction, and whether it failed. */
+  statement(kind: TimedKind, seconds: number, failed: boolean): void;
 }
 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
@@ -64,6 +66,13 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
+  const statementTime = new Histogram({
+    name: 'tessera_db_statement_duration_seconds',
+    help: 'Time of database statements, and of whole transactions, by kind and outcome (ok or error).',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
   new Gauge({
     name: 'tessera_db_pool_connections',
     help: "The store's database connections by state: idle, used, and requests waiting for one.",
@@ -97,6 +106,9 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
       const known = OPERATION_TYPES.has(type) ? type : 'unknown';
       operations.inc({ type: known, outcome: outcome === 'ok' || outcome in ERROR_CODES ? outcome : 'OTHER' });
       operationTime.observe({ type: known }, seconds);
+    },
+    statement(kind, seconds, failed) {
+      statementTime.observe({ kind, outcome: failed ? 'error' : 'ok' }, seconds);
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
@@ -67,11 +67,24 @@ export interface WebSocketEndpoint {
 }
 
 export function installAppSubscriptions(app: FastifyInstance, options: AppSubscriptionOptions): WebSocketEndpoint {
+  const events = new Counter({ name: 'tessera_realtime_events_total', help: 'Row events received for apps with subscribers on this instance.', registers: [options.metrics] });
+  const deliveries = new Counter({ name: 'tessera_realtime_deliveries_total', help: 'Event results delivered to subscribers on this instance.', registers: [options.metrics] });
+  const delay = new Histogram({
+    name: 'tessera_realtime_event_delay_seconds',
+    help: "Time from a change's notification reaching this instance to its results being handed to every subscriber (queueing included).",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [options.metrics],
+  });
   const hub = new RealtimeHub({
     store: options.store,
     directory: options.directory,
     current: async (appId) => (await options.registry.get(appId))?.context,
     onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
+    onHandled: (report) => {
+      events.inc(report.events);
+      deliveries.inc(report.deliveries);
+      delay.observe(report.seconds);
+    },
   });
   const sockets = new RealtimeSockets({ onError: (err) => app.log.warn({ err }, 'websocket failure') });
   new Gauge({
