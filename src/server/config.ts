@@ -32,6 +32,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
   dbPoolSize: number;
+  /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
+  compression: boolean;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -141,6 +143,15 @@ function parsePoolSize(value: string | undefined): number {
   return n;
 }
 
+/** An on/off variable: `on`, `true`, `yes`, `1` or `off`, `false`, `no`, `0`; unset: the default. */
+function parseSwitch(value: string | undefined, name: string, fallback: boolean): boolean {
+  const text = present(value)?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (['on', 'true', 'yes', '1'].includes(text)) return true;
+  if (['off', 'false', 'no', '0'].includes(text)) return false;
+  throw badInput(`${name} must be "on" or "off", got "${value}"`);
+}
+
 /** TESSERA_CORS_ORIGINS: comma-separated origins, or `*`. */
 export function parseCorsOrigins(value: string | undefined): string[] {
   const text = present(value);
@@ -182,6 +193,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     loginLimits: parseLoginLimits(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
+    compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
   };
 }
 

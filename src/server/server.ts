@@ -8,6 +8,7 @@ import { withTiming } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
+import { installCompression } from './plugins/compression.js';
 import { allowedOrigin, installCors } from './plugins/cors.js';
 import { installDrain } from './plugins/drain.js';
 import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/errors.js';
@@ -54,6 +55,8 @@ export interface ServerOptions {
   loginLimits?: LoginLimits;
   /** Origins whose browser apps may call the APIs, unless an app sets its own (default none). */
   corsOrigins?: readonly string[];
+  /** Compress answers of 1 KiB and more for clients that accept it (default off). */
+  compression?: boolean;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -117,6 +120,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
+  if (options.compression) installCompression(app);
   const registry = new AppRegistry(store);
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);

@@ -116,6 +116,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     trustProxy: config.trustProxy,
     loginLimits: config.loginLimits,
     corsOrigins: config.corsOrigins,
+    compression: config.compression,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.
