@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { withTiming } from '../store/index.js';
+import { withProbes } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
@@ -116,7 +116,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installDrain(app);
   const metrics = installMetrics(app, options.store);
   // Every statement the server runs for the data API, realtime and logins is timed (metrics).
-  const store = withTiming(options.store, (kind, seconds, failed) => metrics.statement(kind, seconds, failed));
+  const store = withProbes(options.store, [metrics.statements]);
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);

@@ -3,8 +3,8 @@
 
 export type { NotificationHandler, Queryable, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 export { withStatementTimeout } from './bounded.js';
-export { withTiming } from './timed.js';
-export type { TimedKind, TimingObserver } from './timed.js';
+export { withProbes } from './probed.js';
+export type { ProbeRun, StatementKind, StatementProbe } from './probed.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
 export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';

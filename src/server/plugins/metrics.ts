@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ERROR_CODES } from '../../errors/index.js';
-import type { Store, TimedKind } from '../../store/index.js';
+import type { StatementProbe, Store } from '../../store/index.js';
 import { packageVersion } from '../../build/index.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -17,8 +17,8 @@ export interface Metrics {
   record(method: string, route: string, status: number, seconds: number): void;
   /** Counts a GraphQL operation answered (over HTTP or WebSocket): its type, outcome (`ok` or an error code) and duration. */
   operation(type: string, outcome: string, seconds: number): void;
-  /** Times a database statement, or a whole transaction, and whether it failed. */
-  statement(kind: TimedKind, seconds: number, failed: boolean): void;
+  /** Times each database statement, and each whole transaction, and tells failed ones apart. */
+  statements: StatementProbe;
 }
 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
@@ -107,8 +107,11 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
       operations.inc({ type: known, outcome: outcome === 'ok' || outcome in ERROR_CODES ? outcome : 'OTHER' });
       operationTime.observe({ type: known }, seconds);
     },
-    statement(kind, seconds, failed) {
-      statementTime.observe({ kind, outcome: failed ? 'error' : 'ok' }, seconds);
+    statements: {
+      start(kind) {
+        const started = performance.now();
+        return { end: (failed) => statementTime.observe({ kind, outcome: failed ? 'error' : 'ok' }, (performance.now() - started) / 1000) };
+      },
     },
   };
 }
