@@ -6,6 +6,7 @@ import { LOGIN_LIMITS } from '../auth/index.js';
 import type { LoginLimit, LoginLimits } from '../auth/index.js';
 import { badInput } from '../errors/index.js';
 import { corsOriginProblem } from '../model/index.js';
+import type { TracingConfig } from './tracing.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -34,6 +35,8 @@ export interface ServerConfig {
   dbPoolSize: number;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
+  /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
+  tracing: TracingConfig | undefined;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -143,6 +146,20 @@ function parsePoolSize(value: string | undefined): number {
   return n;
 }
 
+/** Where spans go and how many, from the OpenTelemetry variables every SDK reads. */
+function parseTracing(env: Record<string, string | undefined>): TracingConfig {
+  const traces = present(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const base = present(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const endpoint = traces ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : 'http://localhost:4318/v1/traces');
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw badInput(`${traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'} must be an http(s) URL, got "${endpoint}"`);
+  }
+  const ratioText = present(env.TESSERA_TRACING_RATIO);
+  const ratio = ratioText === undefined ? 1 : Number(ratioText);
+  if (!(ratio >= 0 && ratio <= 1)) throw badInput(`TESSERA_TRACING_RATIO must be a number from 0 to 1, got "${ratioText}"`);
+  return { endpoint, serviceName: present(env.OTEL_SERVICE_NAME) ?? 'tessera', ratio };
+}
+
 /** An on/off variable: `on`, `true`, `yes`, `1` or `off`, `false`, `no`, `0`; unset: the default. */
 function parseSwitch(value: string | undefined, name: string, fallback: boolean): boolean {
   const text = present(value)?.toLowerCase();
@@ -194,6 +211,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
+    tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
   };
 }
 

@@ -254,6 +254,8 @@ export interface OperationNote {
   type: string;
   /** `ok`, or the code of the answer's first error. */
   outcome: string;
+  /** The operation's name, when it has one. */
+  name?: string;
 }
 
 export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, options: GraphQLHttpOptions): Promise<GraphQLHttpResponse> {
@@ -301,6 +303,7 @@ async function answer(request: GraphQLHttpRequest, options: GraphQLHttpOptions, 
   if ('errors' in prepared) return failed(mediaType, prepared.errors, prepared.code);
   const { document } = prepared;
   note.type = prepared.operation?.operation ?? 'unknown';
+  if (prepared.operation?.name) note.name = prepared.operation.name.value;
 
   if (options.execute) {
     const run = await options.execute({ document, query: params.query, operationName: params.operationName, variables: params.variables });

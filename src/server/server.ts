@@ -27,6 +27,8 @@ import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import { PersistedQueries } from './persisted.js';
 import type { OperationNote } from './graphqlOverHttp.js';
+import { statementSpans } from './tracing.js';
+import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -57,6 +59,8 @@ export interface ServerOptions {
   corsOrigins?: readonly string[];
   /** Compress answers of 1 KiB and more for clients that accept it (default off). */
   compression?: boolean;
+  /** Traces data API operations and their statements (OpenTelemetry; default none). */
+  tracer?: Tracer | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -116,7 +120,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installDrain(app);
   const metrics = installMetrics(app, options.store);
   // Every statement the server runs for the data API, realtime and logins is timed (metrics).
-  const store = withProbes(options.store, [metrics.statements]);
+  const store = withProbes(options.store, options.tracer ? [metrics.statements, statementSpans(options.tracer)] : [metrics.statements]);
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
@@ -142,12 +146,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
     originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
     onOperation,
+    tracer: options.tracer,
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation }));
+  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation, tracer: options.tracer }));
   installConsole(app);
   return app;
 }

@@ -14,6 +14,8 @@ import { resolvePlatformKey } from './platformKey.js';
 import type { PlatformKey } from './platformKey.js';
 import { createServer } from './server.js';
 import type { LogDestination } from './server.js';
+import { startTracing } from './tracing.js';
+import { packageVersion } from '../build/index.js';
 
 /** How long in-flight requests get to finish after a shutdown signal before the process gives up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -107,6 +109,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const platformKey = await resolvePlatformKey({ adminKey: config.adminKey, dataDir: config.dataDir });
   const store = await openConfiguredStore(config);
   const admin = createAdminService(store);
+  const tracing = config.tracing ? startTracing(config.tracing, packageVersion()) : undefined;
   const app = createServer({
     store,
     admin,
@@ -117,11 +120,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     loginLimits: config.loginLimits,
     corsOrigins: config.corsOrigins,
     compression: config.compression,
+    tracer: tracing?.tracer,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.
   app.addHook('onClose', async () => {
     await store.close();
+    // The spans of the last requests are sent before the process exits.
+    await tracing?.shutdown().catch(() => undefined);
   });
 
   try {

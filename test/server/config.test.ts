@@ -25,6 +25,8 @@ describe('loadConfig', () => {
       },
       corsOrigins: [],
       dbPoolSize: 10,
+      compression: false,
+      tracing: undefined,
     });
   });
 
@@ -43,6 +45,11 @@ describe('loadConfig', () => {
       TESSERA_LOGIN_LIMIT_ADDRESS: '1000/1d',
       TESSERA_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://app.example.com',
       TESSERA_DB_POOL_SIZE: '25',
+      TESSERA_COMPRESSION: 'yes',
+      TESSERA_TRACING: 'on',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'api',
+      TESSERA_TRACING_RATIO: '0.1',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -60,6 +67,8 @@ describe('loadConfig', () => {
       },
       corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
       dbPoolSize: 25,
+      compression: true,
+      tracing: { endpoint: 'http://collector:4318/v1/traces', serviceName: 'api', ratio: 0.1 },
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });

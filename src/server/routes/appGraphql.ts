@@ -16,6 +16,8 @@ import { callerOf } from '../callers.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import type { OperationNote } from '../graphqlOverHttp.js';
+import { traceOperation } from '../tracing.js';
+import type { Tracer } from '@opentelemetry/api';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
@@ -28,12 +30,18 @@ export interface AppRouteOptions {
   directory: SubscriberDirectory;
   /** Told of every answered operation (metrics). */
   onOperation?: (note: OperationNote, seconds: number) => void;
+  /** Traces each request's operation when tracing is on. */
+  tracer?: Tracer | undefined;
 }
 
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
   const throttle = options.throttle;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { appId } = request.params as { appId: string };
+    const origin = { transport: 'http' as const, appId, headers: request.headers, requestId: request.id };
+    return traceOperation(options.tracer, origin, (describe) => answer(request, reply, appId, describe));
+  };
+  const answer = async (request: FastifyRequest, reply: FastifyReply, appId: string, describe: (note: OperationNote) => void) => {
     const live = await options.registry.get(appId);
     if (!live) throw notFound(unknownApp(appId));
     const caller = await callerOf(options, live, request.headers.authorization);
@@ -56,7 +64,10 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
         // Trusted documents bind users and admin tokens alike; the operator's key (the console) is free of them.
         resolveDocument: (source) => options.persisted.resolve(live.id, live.trusted, !(caller.kind === 'admin' && caller.operator), source),
         onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
-        onOperation: options.onOperation,
+        onOperation: (note, seconds) => {
+          describe(note);
+          options.onOperation?.(note, seconds);
+        },
         execute: (run) =>
           executeOperation({
             ...run,

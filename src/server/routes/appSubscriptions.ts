@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
+import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { LoginThrottle } from '../../auth/index.js';
@@ -28,12 +29,15 @@ import { generateRequestId } from '../plugins/requestId.js';
 import type { PersistedQueries } from '../persisted.js';
 import { unknownApp, writeHooks } from '../appPorts.js';
 import { errorBody } from '../clientErrors.js';
+import { traceOperation } from '../tracing.js';
 
 export interface AppSubscriptionOptions {
   /** Counts a closed WebSocket connection like an answered request (metrics). */
   onConnectionClosed?: (seconds: number) => void;
   /** Told of every operation answered on a connection: its type, outcome (`ok` or an error code) and the seconds to its first answer. */
   onOperation?: (note: OperationNote, seconds: number) => void;
+  /** Traces each operation (a subscription until it starts) when tracing is on. */
+  tracer?: Tracer | undefined;
   /** Trusted documents are enforced over WebSocket as over HTTP. */
   persisted: PersistedQueries;
   /** Whether the upgrade's Origin may open a connection (the allowed origins of the app). */
@@ -183,10 +187,14 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     },
 
     async operate(payload, socket) {
-      const started = performance.now();
-      const outcome = await operate(app, options, hub, connection, payload, socket);
-      options.onOperation?.(noteOf(outcome, payload.operationName ?? undefined), (performance.now() - started) / 1000);
-      return outcome;
+      return traceOperation(options.tracer, { transport: 'websocket', appId }, async (describe) => {
+        const started = performance.now();
+        const outcome = await operate(app, options, hub, connection, payload, socket);
+        const note = noteOf(outcome, payload.operationName ?? undefined);
+        describe(note);
+        options.onOperation?.(note, (performance.now() - started) / 1000);
+        return outcome;
+      });
     },
 
     closed() {
@@ -200,9 +208,10 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
 /** An operation's type and outcome, as metrics count them (a subscription counts once, when it starts). */
 function noteOf(outcome: OperationOutcome, operationName: string | undefined): OperationNote {
   if (outcome.kind === 'errors') return { type: 'unknown', outcome: String(outcome.errors[0]?.extensions?.code ?? 'BAD_USER_INPUT') };
-  const type = getOperationAST(outcome.document, operationName)?.operation ?? 'unknown';
-  if (outcome.kind === 'stream') return { type, outcome: 'ok' };
-  return { type, outcome: String(outcome.result.errors?.[0]?.extensions?.code ?? 'ok') };
+  const operation = getOperationAST(outcome.document, operationName);
+  const named = { type: operation?.operation ?? 'unknown', ...(operation?.name ? { name: operation.name.value } : {}) };
+  if (outcome.kind === 'stream') return { ...named, outcome: 'ok' };
+  return { ...named, outcome: String(outcome.result.errors?.[0]?.extensions?.code ?? 'ok') };
 }
 
 interface Connection {
