@@ -3,7 +3,7 @@
 // still exists with the password the token was issued under).
 
 import { passwordFingerprint, verifyUserToken } from '../auth/index.js';
-import { decodeAnyId, storedPassword } from '../compile/index.js';
+import { decodeAnyId, encodeId, storedPassword } from '../compile/index.js';
 import { unauthenticated } from '../errors/index.js';
 import { USER } from '../model/index.js';
 import type { Store } from '../store/index.js';
@@ -46,4 +46,9 @@ export async function callerOf(sources: CallerSources, app: LiveApp, authorizati
   const stored = await storedPassword(sources.store, app.context, subject.uuid);
   if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(TOKEN_REFUSED);
   return { kind: 'user', userId: subject.uuid };
+}
+
+/** Who asked, as an app's request log shows it: the kind of caller, and a user's API id. */
+export function callerLabel(caller: Caller): { caller: Caller['kind']; userId?: string } {
+  return caller.kind === 'user' ? { caller: 'user', userId: encodeId(USER, caller.userId) } : { caller: caller.kind };
 }

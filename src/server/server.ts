@@ -26,7 +26,8 @@ import type { LoginLimits } from '../auth/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import { PersistedQueries } from './persisted.js';
-import type { OperationNote } from './graphqlOverHttp.js';
+import { TrafficRecorder } from './traffic.js';
+import type { AnsweredOperation } from './traffic.js';
 import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
@@ -135,7 +136,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const directory = new SubscriberDirectory(store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();
-  const onOperation = (note: OperationNote, seconds: number) => metrics.operation(note.type, note.outcome, seconds);
+  const traffic = new TrafficRecorder(store, { onError: (err) => app.log.warn({ err }, 'app traffic not recorded') });
+  app.addHook('onReady', async () => traffic.start());
+  app.addHook('onClose', async () => traffic.stop());
+  const onOperation = (operation: AnsweredOperation) => {
+    metrics.operation(operation.type, operation.outcome, operation.seconds);
+    traffic.record(operation);
+  };
   const webSocket = installAppSubscriptions(app, {
     persisted,
     store,

@@ -20,6 +20,8 @@ export { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } f
 export { insertSigningKey, listSigningKeys, retireSigningKeys } from './catalog/signingKeys.js';
 export { documentHash, replaceTrustedDocuments, trustedDocuments } from './catalog/trustedDocuments.js';
 export type { TrustedDocumentSet } from './catalog/trustedDocuments.js';
+export { TRAFFIC_BUCKETS_MS, addTraffic, pruneTraffic, trafficSince } from './catalog/traffic.js';
+export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 
 export { applyPlan } from './ddl/applyPlan.js';

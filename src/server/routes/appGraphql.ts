@@ -8,11 +8,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoginThrottle } from '../../auth/index.js';
 import { publicKeySet } from '../../auth/index.js';
 import { executeOperation } from '../../compile/index.js';
-import { notFound } from '../../errors/index.js';
+import { isTesseraError, notFound } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry } from '../appRegistry.js';
 import { unknownApp, writeHooks } from '../appPorts.js';
-import { callerOf } from '../callers.js';
+import { callerLabel, callerOf } from '../callers.js';
+import type { Caller } from '../callers.js';
+import type { AnsweredOperation } from '../traffic.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import type { OperationNote } from '../graphqlOverHttp.js';
@@ -28,8 +30,8 @@ export interface AppRouteOptions {
   platformKey: string;
   /** Which apps have subscribers (mutations of other apps publish no events). */
   directory: SubscriberDirectory;
-  /** Told of every answered operation (metrics). */
-  onOperation?: (note: OperationNote, seconds: number) => void;
+  /** Told of every answered operation of a live app (metrics, its traffic). */
+  onOperation?: (operation: AnsweredOperation) => void;
   /** Traces each request's operation when tracing is on. */
   tracer?: Tracer | undefined;
 }
@@ -44,7 +46,18 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
   const answer = async (request: FastifyRequest, reply: FastifyReply, appId: string, describe: (note: OperationNote) => void) => {
     const live = await options.registry.get(appId);
     if (!live) throw notFound(unknownApp(appId));
-    const caller = await callerOf(options, live, request.headers.authorization);
+    const started = performance.now();
+    const log = (note: OperationNote, seconds: number, status: number, who: ReturnType<typeof callerLabel>) =>
+      options.onOperation?.({ ...note, ...who, appId: live.id, transport: 'http', seconds, requestId: request.id, status });
+    let caller: Caller;
+    try {
+      caller = await callerOf(options, live, request.headers.authorization);
+    } catch (err) {
+      // A refused credential is part of the app's traffic too (answered by the error handler).
+      if (isTesseraError(err)) log({ type: 'unknown', outcome: err.code }, (performance.now() - started) / 1000, err.status, { caller: 'anonymous' });
+      throw err;
+    }
+    let answered: { note: OperationNote; seconds: number } | undefined;
     const context = live.context;
     // Built once per loaded app: a settings change loads the app anew, with new limits and
     // an empty document cache, so documents validated under the old limits are not reused.
@@ -66,7 +79,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
         onInternalError: (err) => request.log.error({ err, appId }, 'data operation failed'),
         onOperation: (note, seconds) => {
           describe(note);
-          options.onOperation?.(note, seconds);
+          answered = { note, seconds };
         },
         execute: (run) =>
           executeOperation({
@@ -80,6 +93,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
           }),
       },
     );
+    if (answered) log(answered.note, answered.seconds, response.status, callerLabel(caller));
     return reply.code(response.status).headers(response.headers).send(response.body);
   };
   // GET also takes WebSocket upgrades (the upgrade itself is @fastify/websocket's); every other

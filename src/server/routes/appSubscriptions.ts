@@ -20,7 +20,8 @@ import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub,
 import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory } from '../../realtime/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry } from '../appRegistry.js';
-import { callerOf } from '../callers.js';
+import { callerLabel, callerOf } from '../callers.js';
+import type { AnsweredOperation } from '../traffic.js';
 import type { Caller } from '../callers.js';
 import { asGraphQLError, formatErrors, prepareOperation } from '../graphqlOverHttp.js';
 import type { OperationNote } from '../graphqlOverHttp.js';
@@ -34,8 +35,8 @@ import { traceOperation } from '../tracing.js';
 export interface AppSubscriptionOptions {
   /** Counts a closed WebSocket connection like an answered request (metrics). */
   onConnectionClosed?: (seconds: number) => void;
-  /** Told of every operation answered on a connection: its type, outcome (`ok` or an error code) and the seconds to its first answer. */
-  onOperation?: (note: OperationNote, seconds: number) => void;
+  /** Told of every operation answered on a connection (its seconds: to the first answer). */
+  onOperation?: (operation: AnsweredOperation) => void;
   /** Traces each operation (a subscription until it starts) when tracing is on. */
   tracer?: Tracer | undefined;
   /** Trusted documents are enforced over WebSocket as over HTTP. */
@@ -187,12 +188,14 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
     },
 
     async operate(payload, socket) {
-      return traceOperation(options.tracer, { transport: 'websocket', appId }, async (describe) => {
+      const requestId = generateRequestId();
+      return traceOperation(options.tracer, { transport: 'websocket', appId, requestId }, async (describe) => {
         const started = performance.now();
-        const outcome = await operate(app, options, hub, connection, payload, socket);
+        const outcome = await operate(app, options, hub, connection, payload, socket, requestId);
         const note = noteOf(outcome, payload.operationName ?? undefined);
         describe(note);
-        options.onOperation?.(note, (performance.now() - started) / 1000);
+        const live = await options.registry.get(appId);
+        if (live) options.onOperation?.({ ...note, ...callerLabel(connection.caller), appId: live.id, transport: 'websocket', seconds: (performance.now() - started) / 1000, requestId });
         return outcome;
       });
     },
@@ -225,8 +228,7 @@ interface Connection {
   closed: boolean;
 }
 
-async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket): Promise<OperationOutcome> {
-  const requestId = generateRequestId();
+async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket, requestId: string): Promise<OperationOutcome> {
   const { appId, caller } = connection;
   const live = await options.registry.get(appId);
   if (!live) return { kind: 'errors', errors: [{ message: `No app with id "${appId}"`, extensions: { code: 'NOT_FOUND' } }] };

@@ -113,6 +113,25 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 6,
+    name: 'app traffic',
+    statements: [
+      // Each app's operations per minute, summed over every instance (each adds what it
+      // counted), for the console's graphs: counts, refusals and failures, and a latency
+      // histogram (counts per bucket of TRAFFIC_BUCKETS_MS). Kept a week; gone with the app.
+      sql`CREATE TABLE tessera.app_traffic (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        minute timestamptz NOT NULL,
+        operations integer NOT NULL,
+        errors integer NOT NULL,
+        failures integer NOT NULL,
+        latency integer[] NOT NULL,
+        PRIMARY KEY (app_id, minute)
+      )`,
+      sql`CREATE INDEX app_traffic_minute_idx ON tessera.app_traffic (minute)`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
