@@ -2,7 +2,7 @@
 // endpoints are reported under, and a cache so one request loads an app's detail once.
 
 import { notFound } from '../errors/index.js';
-import type { AdminService, AppDetail } from './types.js';
+import type { AdminService, AppDetail, TrafficSource } from './types.js';
 
 export interface AdminContext {
   admin: AdminService;
@@ -10,12 +10,15 @@ export interface AdminContext {
   publicUrl: string;
   /** Loads an app's detail (schema, history, tokens), once per request. */
   appDetail(id: string): Promise<AppDetail>;
+  /** Apps' traffic, as the server recorded it. */
+  traffic: TrafficSource;
 }
 
-export function createAdminContext(admin: AdminService, publicUrl: string): AdminContext {
+export function createAdminContext(admin: AdminService, publicUrl: string, traffic: TrafficSource): AdminContext {
   const details = new Map<string, Promise<AppDetail>>();
   return {
     admin,
+    traffic,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     appDetail(id) {
       let detail = details.get(id);

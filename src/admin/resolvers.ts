@@ -4,6 +4,7 @@
 import type { AdminContext } from './context.js';
 import type { AppDetail, AppSummary } from './types.js';
 import type { AppSettings } from '../model/index.js';
+import { badInput } from '../errors/index.js';
 
 type Resolver<S, A> = (source: S, args: A, context: AdminContext) => unknown;
 
@@ -58,13 +59,25 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   }),
 };
 
-const app: Record<string, Resolver<AppSource, Record<string, never>>> = {
+/** The longest traffic window the API answers: a day of minutes. */
+export const MAX_TRAFFIC_MINUTES = 1440;
+/** The most recent operations the API answers (what an instance keeps per app). */
+export const MAX_LOGGED_OPERATIONS = 100;
+
+function count(value: number, name: string, max: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) throw badInput(`${name} must be from 1 to ${max}, got ${value}`);
+  return value;
+}
+
+const app: Record<string, Resolver<AppSource, never>> = {
   endpoint: (source, _args, context) => `${context.publicUrl}${source.endpointPath}`,
   schema: async (source, _args, context) => (await detailOf(source, context)).schema,
   apiSchema: async (source, _args, context) => (await context.admin.apiSchema(source.id)) ?? '',
   history: async (source, _args, context) => (await detailOf(source, context)).history,
   adminTokens: async (source, _args, context) => (await detailOf(source, context)).adminTokens,
   trustedDocuments: (source, _args, context) => context.admin.trustedDocuments(source.id),
+  traffic: (source, args: { minutes: number }, context) => context.traffic.minutes(source.id, count(args.minutes, 'minutes', MAX_TRAFFIC_MINUTES)),
+  recentOperations: (source, args: { last: number }, context) => context.traffic.recent(source.id, count(args.last, 'last', MAX_LOGGED_OPERATIONS)),
 };
 
 /** Resolvers by type and field name; every entry must name a field of the schema. */

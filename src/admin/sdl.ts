@@ -76,6 +76,44 @@ type App {
   adminTokens: [AdminToken!]!
   "The app's trusted documents."
   trustedDocuments: TrustedDocuments!
+  "The app's operations per minute over the last \`minutes\` minutes (1 to 1,440), oldest first, one entry per minute, summed over every instance (the last few seconds of other instances arrive within 10 s)."
+  traffic(minutes: Int! = 60): [TrafficMinute!]!
+  "The latest operations of the app the answering instance served (1 to 100), newest first: what each was, who asked and how it ended — never its document or variables."
+  recentOperations(last: Int! = 50): [LoggedOperation!]!
+}
+
+type TrafficMinute {
+  "The minute's start."
+  minute: DateTime!
+  operations: Int!
+  "Operations answered with an error of any kind, refusals included."
+  errors: Int!
+  "Operations the server failed (INTERNAL, UNAVAILABLE)."
+  failures: Int!
+  "Milliseconds under which half of the minute's operations finished (a bucket's upper bound); null without operations."
+  p50Ms: Float
+  "Milliseconds under which 95 % of the minute's operations finished (a bucket's upper bound; 10000 means 10 s or more); null without operations."
+  p95Ms: Float
+}
+
+type LoggedOperation {
+  at: DateTime!
+  "http or websocket."
+  transport: String!
+  "query, mutation, subscription, or unknown when the document did not parse or validate."
+  type: String!
+  name: String
+  "ok, or the code of the first error."
+  outcome: String!
+  durationMs: Float!
+  "The HTTP status; null over WebSocket."
+  status: Int
+  "The request id (the x-request-id header), to find the operation's log lines."
+  requestId: String!
+  "anonymous, user or admin."
+  caller: String!
+  "The user's id, when a user asked."
+  userId: ID
 }
 
 type TrustedDocuments {

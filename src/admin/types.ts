@@ -53,3 +53,38 @@ export interface AdminService {
   /** The app's generated GraphQL API as SDL, sorted (what codegen and relay-compiler take); null when there is no such app. */
   apiSchema(idOrName: string): Promise<string | null>;
 }
+
+/** One minute of an app's traffic, across every instance. */
+export interface TrafficMinuteView {
+  minute: Date;
+  operations: number;
+  /** Operations answered with an error of any kind, refusals included. */
+  errors: number;
+  /** Operations the server failed (INTERNAL, UNAVAILABLE). */
+  failures: number;
+  /** Latency under which half (95 %) of the minute's operations finished, in ms; null without operations. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+/** One of an app's latest operations: what it was, who asked and how it ended; never its document or variables. */
+export interface LoggedOperationView {
+  at: Date;
+  transport: 'http' | 'websocket';
+  type: string;
+  name?: string | undefined;
+  outcome: string;
+  durationMs: number;
+  status?: number | undefined;
+  requestId: string;
+  caller: 'anonymous' | 'user' | 'admin';
+  userId?: string | undefined;
+}
+
+/** Where the management API reads apps' traffic: the server that serves both APIs. */
+export interface TrafficSource {
+  /** The last `minutes` minutes, oldest first, one entry per minute (zeros included). */
+  minutes(appId: string, minutes: number): Promise<TrafficMinuteView[]>;
+  /** The latest operations the answering instance served, newest first. */
+  recent(appId: string, last: number): LoggedOperationView[];
+}

@@ -26,7 +26,7 @@ import type { LoginLimits } from '../auth/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import { PersistedQueries } from './persisted.js';
-import { TrafficRecorder } from './traffic.js';
+import { TrafficRecorder, trafficSource } from './traffic.js';
 import type { AnsweredOperation } from './traffic.js';
 import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
@@ -131,14 +131,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
   app.addHook('onClose', () => registry.stop());
-  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl });
+  const traffic = new TrafficRecorder(store, { onError: (err) => app.log.warn({ err }, 'app traffic not recorded') });
+  app.addHook('onReady', async () => traffic.start());
+  app.addHook('onClose', async () => traffic.stop());
+  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic) });
   const throttle = new LoginThrottle(store, options.loginLimits);
   const directory = new SubscriberDirectory(store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();
-  const traffic = new TrafficRecorder(store, { onError: (err) => app.log.warn({ err }, 'app traffic not recorded') });
-  app.addHook('onReady', async () => traffic.start());
-  app.addHook('onClose', async () => traffic.stop());
   const onOperation = (operation: AnsweredOperation) => {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);

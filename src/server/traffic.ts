@@ -4,6 +4,7 @@
 // seconds so that the graphs cover the whole deployment. Nothing a client sent is kept — no
 // document, no variables — only what the operation was, who asked, and how it ended.
 
+import type { TrafficMinuteView, TrafficSource } from '../admin/index.js';
 import type { Store, TrafficRow } from '../store/index.js';
 import { TRAFFIC_BUCKETS_MS, addTraffic, pruneTraffic, trafficSince } from '../store/index.js';
 
@@ -184,4 +185,29 @@ export class TrafficRecorder {
       this.#options.onError(err);
     }
   }
+}
+
+/** The recorder as the management API reads it: whole windows of minutes, zeros included. */
+export function trafficSource(recorder: TrafficRecorder): TrafficSource {
+  return {
+    async minutes(appId, minutes) {
+      const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
+      const first = now - (minutes - 1) * MINUTE_MS;
+      const rows = new Map((await recorder.minutes(appId, new Date(first))).map((r) => [r.minute.getTime(), r]));
+      const out: TrafficMinuteView[] = [];
+      for (let t = first; t <= now; t += MINUTE_MS) {
+        const row = rows.get(t);
+        out.push({
+          minute: new Date(t),
+          operations: row?.operations ?? 0,
+          errors: row?.errors ?? 0,
+          failures: row?.failures ?? 0,
+          p50Ms: row ? latencyQuantileMs(row.latency, 0.5) : null,
+          p95Ms: row ? latencyQuantileMs(row.latency, 0.95) : null,
+        });
+      }
+      return out;
+    },
+    recent: (appId, last) => recorder.recent(appId, last),
+  };
 }

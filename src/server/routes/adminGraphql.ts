@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { createAdminContext, createAdminSchema } from '../../admin/index.js';
-import type { AdminService } from '../../admin/index.js';
+import type { AdminService, TrafficSource } from '../../admin/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
 
@@ -16,6 +16,7 @@ export interface AdminRouteOptions {
   admin: AdminService;
   platformKey: string;
   publicUrl: () => string;
+  traffic: TrafficSource;
 }
 
 export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOptions): void {
@@ -37,7 +38,7 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
           },
           {
             schema,
-            contextValue: createAdminContext(options.admin, options.publicUrl()),
+            contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic),
             requestId: request.id,
             maxTokens: ADMIN_MAX_TOKENS,
             onInternalError: (err) => request.log.error({ err }, 'management operation failed'),
