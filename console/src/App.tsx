@@ -7,6 +7,7 @@ import { onSessionChange, platformKey, signOut } from './api/session';
 import { Link } from './components/Link';
 import { Loading } from './components/ErrorBox';
 import { AppsPage } from './pages/AppsPage';
+import { SettingsPage } from './pages/SettingsPage';
 import { SignInPage } from './pages/SignInPage';
 import { TokensPage } from './pages/TokensPage';
 import { hrefOf, parseRoute, useLocation } from './router';
@@ -16,12 +17,16 @@ import type { AppPage, Route } from './router';
 const SchemaPage = lazy(() => import('./pages/SchemaPage').then((m) => ({ default: m.SchemaPage })));
 const DataPage = lazy(() => import('./pages/DataPage').then((m) => ({ default: m.DataPage })));
 const ExplorerPage = lazy(() => import('./pages/ExplorerPage').then((m) => ({ default: m.ExplorerPage })));
+const UsersPage = lazy(() => import('./pages/UsersPage').then((m) => ({ default: m.UsersPage })));
+const UserPage = lazy(() => import('./pages/UserPage').then((m) => ({ default: m.UserPage })));
 
 const APP_PAGES: readonly { page: AppPage; label: string }[] = [
   { page: 'schema', label: 'Schema' },
   { page: 'data', label: 'Data' },
+  { page: 'users', label: 'Users' },
   { page: 'explorer', label: 'Explorer' },
   { page: 'tokens', label: 'Tokens' },
+  { page: 'settings', label: 'Settings' },
 ];
 
 export function App() {
@@ -90,6 +95,14 @@ function Page({ route }: { route: Route }) {
       return <ExplorerPage key={route.appId} appId={route.appId} />;
     case 'tokens':
       return <TokensPage key={route.appId} appId={route.appId} />;
+    case 'users':
+      return route.userId ? (
+        <UserPage key={`${route.appId}/${route.userId}`} appId={route.appId} userId={route.userId} />
+      ) : (
+        <UsersPage key={route.appId} appId={route.appId} />
+      );
+    case 'settings':
+      return <SettingsPage key={route.appId} appId={route.appId} />;
     case 'notFound':
       return (
         <>

@@ -11,19 +11,22 @@ export type Route =
   | { page: 'data'; appId: string; type?: string }
   | { page: 'explorer'; appId: string }
   | { page: 'tokens'; appId: string }
+  | { page: 'users'; appId: string; userId?: string }
+  | { page: 'settings'; appId: string }
   | { page: 'notFound'; path: string };
 
-export type AppPage = 'schema' | 'data' | 'explorer' | 'tokens';
+export type AppPage = 'schema' | 'data' | 'users' | 'explorer' | 'tokens' | 'settings';
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0 || (parts.length === 1 && parts[0] === 'apps')) return { page: 'apps' };
-  const [first, appId, page, type] = parts;
-  if (first === 'apps' && appId) {
+  const [first, appId, page, type, extra] = parts;
+  if (first === 'apps' && appId && extra === undefined) {
     if (page === undefined || page === 'schema') return { page: 'schema', appId };
     if (page === 'data') return type ? { page: 'data', appId, type } : { page: 'data', appId };
-    if (page === 'explorer' || page === 'tokens') return { page, appId };
+    if (page === 'users') return type ? { page: 'users', appId, userId: type } : { page: 'users', appId };
+    if ((page === 'explorer' || page === 'tokens' || page === 'settings') && type === undefined) return { page, appId };
   }
   return { page: 'notFound', path };
 }
@@ -35,7 +38,10 @@ export function hrefOf(route: Route): string {
     case 'schema':
     case 'explorer':
     case 'tokens':
+    case 'settings':
       return `${BASE}/apps/${encodeURIComponent(route.appId)}/${route.page}`;
+    case 'users':
+      return `${BASE}/apps/${encodeURIComponent(route.appId)}/users${route.userId ? `/${encodeURIComponent(route.userId)}` : ''}`;
     case 'data':
       return `${BASE}/apps/${encodeURIComponent(route.appId)}/data${route.type ? `/${encodeURIComponent(route.type)}` : ''}`;
     case 'notFound':
@@ -45,6 +51,12 @@ export function hrefOf(route: Route): string {
       return never;
     }
   }
+}
+
+/** A view of the data browser: a type's table with its URL parameters (filter, followed relation). */
+export function dataViewHref(appId: string, type: string, params: Record<string, string> = {}): string {
+  const query = new URLSearchParams(params).toString();
+  return `${hrefOf({ page: 'data', appId, type })}${query ? `?${query}` : ''}`;
 }
 
 const listeners = new Set<() => void>();

@@ -1,6 +1,7 @@
 // The management API's schema as SDL (DESIGN.md section 7). The settings types are generated
 // from one typed table, so a new AppSettings field cannot be forgotten here.
 
+import { DEFAULT_SETTINGS, SETTING_BOUNDS } from '../model/index.js';
 import type { AppSettings } from '../model/index.js';
 
 const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean' | '[String!]'; description: string; nullable?: true }>> = {
@@ -22,9 +23,17 @@ const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolea
   },
 };
 
+/** A setting's description with its default and, for numbers, the values it may take. */
+function describeSetting(name: keyof AppSettings, description: string): string {
+  const value = DEFAULT_SETTINGS[name];
+  const bounds = SETTING_BOUNDS[name];
+  const range = bounds ? ` From ${bounds[0]} to ${bounds[1]}.` : '';
+  return `${description} Default: ${value === null ? 'null' : String(value)}.${range}`;
+}
+
 function settingsFields(required: boolean): string {
   return Object.entries(SETTING_FIELDS)
-    .map(([name, { type, description, nullable }]) => `  "${description}"\n  ${name}: ${type}${required && !nullable ? '!' : ''}`)
+    .map(([name, { type, description, nullable }]) => `  ${JSON.stringify(describeSetting(name as keyof AppSettings, description))}\n  ${name}: ${type}${required && !nullable ? '!' : ''}`)
     .join('\n');
 }
 

@@ -71,7 +71,10 @@ function planView(plan: MigrationPlan): MigrateResult['plan'] {
   return plan.steps.map((s) => ({ kind: s.step.kind, description: s.description, destructive: s.destructive }));
 }
 
-/** Checks a settings patch: known keys, right types, numbers within their bounds. */
+/**
+ * Checks a settings patch: known keys, right types, numbers within their bounds. A refusal names
+ * the setting in `extensions.setting`, so a client (the console) can point at the field.
+ */
 export function validateSettings(current: AppSettings, patch: Record<string, unknown>): Partial<AppSettings> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(patch)) {
@@ -80,21 +83,22 @@ export function validateSettings(current: AppSettings, patch: Record<string, unk
       continue;
     }
     if (value === undefined || value === null) continue;
-    if (!(key in DEFAULT_SETTINGS)) throw badInput(`Unknown setting "${key}"`);
+    if (!(key in DEFAULT_SETTINGS)) throw badInput(`Unknown setting "${key}"`, { setting: key });
     const expected = typeof DEFAULT_SETTINGS[key as keyof AppSettings];
-    if (typeof value !== expected) throw badInput(`Setting "${key}" must be a ${expected}`);
+    if (typeof value !== expected) throw badInput(`Setting "${key}" must be a ${expected}`, { setting: key });
     const bounds = SETTING_BOUNDS[key];
     if (bounds && typeof value === 'number') {
       const [min, max] = bounds;
       if (!Number.isInteger(value) || value < min || value > max) {
-        throw badInput(`Setting "${key}" must be an integer from ${min} to ${max}`);
+        throw badInput(`Setting "${key}" must be an integer from ${min} to ${max}`, { setting: key });
       }
     }
     out[key] = value;
   }
   const merged = { ...current, ...out };
   if (merged.defaultPageSize > merged.maxPageSize) {
-    throw badInput(`defaultPageSize (${merged.defaultPageSize}) cannot exceed maxPageSize (${merged.maxPageSize})`);
+    const setting = 'defaultPageSize' in out || !('maxPageSize' in out) ? 'defaultPageSize' : 'maxPageSize';
+    throw badInput(`defaultPageSize (${merged.defaultPageSize}) cannot exceed maxPageSize (${merged.maxPageSize})`, { setting });
   }
   return out as Partial<AppSettings>;
 }
@@ -102,11 +106,12 @@ export function validateSettings(current: AppSettings, patch: Record<string, unk
 /** An app's allowed origins: a list of origins or `*`; null gives the app back the server's list. */
 function validateCorsOrigins(value: unknown): string[] | null {
   if (value === null) return null;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw badInput('Setting "corsOrigins" must be a list of origins, or null');
-  if (value.length > MAX_CORS_ORIGINS) throw badInput(`Setting "corsOrigins" holds at most ${MAX_CORS_ORIGINS} origins`);
+  const setting = { setting: 'corsOrigins' };
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw badInput('Setting "corsOrigins" must be a list of origins, or null', setting);
+  if (value.length > MAX_CORS_ORIGINS) throw badInput(`Setting "corsOrigins" holds at most ${MAX_CORS_ORIGINS} origins`, setting);
   for (const origin of value as string[]) {
     const problem = corsOriginProblem(origin);
-    if (problem) throw badInput(`Setting "corsOrigins": ${problem}`);
+    if (problem) throw badInput(`Setting "corsOrigins": ${problem}`, setting);
   }
   return [...new Set(value as string[])];
 }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { jsonOf } from '../server/harness.js';
+import type { Json } from '../server/harness.js';
 
 export const CHROMIUM = process.env.TESSERA_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,8 +33,12 @@ export interface PageProblems {
   list: string[];
 }
 
-export async function openPage(browser: Browser, viewport = { width: 1366, height: 900 }): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
-  const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+export async function openPage(
+  browser: Browser,
+  viewport = { width: 1366, height: 900 },
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({ viewport, reducedMotion: 'reduce', colorScheme });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   const problems: PageProblems = { list: [] };
@@ -50,6 +56,12 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
+/** A screenshot of one element (e.g. the schema diagram). */
+export async function screenshotOf(locator: ReturnType<Page['locator']>, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await locator.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
 /**
  * Replaces the text of the Monaco editor inside `editor` by pasting, as a person would paste a
  * schema (typing would meet the editor's auto-closed brackets).
@@ -59,4 +71,30 @@ export async function setEditorText(page: Page, editor: ReturnType<Page['locator
   await editor.locator('.view-lines').click();
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('ControlOrMeta+V');
+}
+
+/** Signs in to the console at `base` with the platform key and waits for the apps page. */
+export async function signIn(page: Page, server: { base: string; key: string }): Promise<void> {
+  await page.goto(`${server.base}/console/`);
+  await page.getByLabel('Platform key').fill(server.key);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
+}
+
+/** One GraphQL request to the server (the management API, or an app's API), answering the parsed body. */
+export async function graphql(url: string, token: string | null, query: string, variables: Record<string, unknown> = {}): Promise<{ status: number; body: Json }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: await jsonOf(response) };
+}
+
+/** Creates an app with `schema` through the management API and answers its id. */
+export async function createApp(server: { base: string; key: string }, name: string, schema: string): Promise<string> {
+  const { body } = await graphql(`${server.base}/admin/graphql`, server.key, 'mutation($i: CreateAppInput!) { createApp(input: $i) { app { id } } }', { i: { name, schema } });
+  const id = body?.data?.createApp?.app?.id;
+  if (typeof id !== 'string') throw new Error(`createApp failed: ${JSON.stringify(body)}`);
+  return id;
 }

@@ -1,11 +1,12 @@
 // The form to create or edit one object, generated from the type's Create/Update input:
 // a control per field suited to its type, relation ids chosen from the related objects.
 
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { FormEvent, ReactNode } from 'react';
 import { ErrorBox } from '../components/ErrorBox';
 import type { AppModel, InputFieldInfo, ModelInfo } from './model';
-import { loadChoices, saveRow } from './rows';
+import { RelationPicker } from './RelationPicker';
+import { saveRow } from './rows';
 import type { Row } from './rows';
 import { useAction } from '../components/useAsync';
 
@@ -17,6 +18,15 @@ function initialValue(field: InputFieldInfo, row: Row | undefined): string {
   if (value === null || value === undefined) return '';
   if (field.widget === 'json') return JSON.stringify(value, null, 2);
   return String(value);
+}
+
+/** The label of the object a relation field of `row` points to (the table reads it with the row). */
+function relatedLabel(field: InputFieldInfo, row: Row | undefined, appModel: AppModel): string | undefined {
+  if (!row || field.widget !== 'relation' || !field.target) return undefined;
+  const related = row[field.name.slice(0, -2)] as Record<string, unknown> | null | undefined;
+  const label = appModel.byName.get(field.target)?.labelField;
+  const text = label ? related?.[label] : undefined;
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** The text of a control as the value the API wants; `undefined` leaves the field out. */
@@ -93,6 +103,7 @@ export function RowForm(props: {
             id={`${formId}-${field.name}`}
             field={field}
             value={values[field.name] ?? ''}
+            initialLabel={relatedLabel(field, row, props.appModel)}
             onChange={(v) => set(field.name, v)}
             {...props}
           />
@@ -115,6 +126,8 @@ function FieldControl(props: {
   id: string;
   field: InputFieldInfo;
   value: string;
+  /** For a relation: the label of the object it points to when the form opened. */
+  initialLabel?: string | undefined;
   onChange: (value: string) => void;
   appModel: AppModel;
   endpoint: string;
@@ -126,7 +139,7 @@ function FieldControl(props: {
       {field.name}
       <span className="field-type-hint">
         {' '}
-        {field.widget === 'relation' ? `id of a ${field.target}` : field.type}
+        {field.widget === 'relation' ? `${field.target ?? ''} object` : field.type}
         {field.required ? ' (required)' : ''}
       </span>
     </label>
@@ -209,29 +222,32 @@ function FieldControl(props: {
   }
 }
 
-/** A relation: the related object chosen from the first 100 of its type (label and id). */
+/** A relation: the related object, searched for on the server among all of its type. */
 function RelationControl(props: Parameters<typeof FieldControl>[0] & { label: ReactNode }) {
   const { id, field, value, onChange, appModel } = props;
-  const [choices, setChoices] = useState<{ id: string; label: string }[] | null>(null);
   const target = field.target ? appModel.byName.get(field.target) : undefined;
-  useEffect(() => {
-    if (!target) return;
-    loadChoices(props.endpoint, props.token, target).then(setChoices, () => setChoices([]));
-  }, [target, props.endpoint, props.token]);
-  const options = choices ?? [];
-  const known = value === '' || options.some((c) => c.id === value);
+  if (!target) {
+    return (
+      <div className="field">
+        {props.label}
+        <input type="text" id={id} value={value} required={field.required} onChange={(e) => onChange(e.target.value)} />
+      </div>
+    );
+  }
   return (
     <div className="field">
       {props.label}
-      <select id={id} value={value} required={field.required} onChange={(e) => onChange(e.target.value)} disabled={choices === null}>
-        <option value="">{choices === null ? 'loading…' : '(none)'}</option>
-        {!known && <option value={value}>{value}</option>}
-        {options.map((c) => (
-          <option key={c.id} value={c.id}>
-            {c.label ? `${c.label} (${c.id})` : c.id}
-          </option>
-        ))}
-      </select>
+      <RelationPicker
+        id={id}
+        name={field.name}
+        target={target}
+        endpoint={props.endpoint}
+        token={props.token}
+        value={value}
+        initialLabel={props.initialLabel}
+        required={field.required}
+        onChange={onChange}
+      />
     </div>
   );
 }

@@ -20,7 +20,7 @@ import { requestGraphQL } from '../api/graphql';
 export type Column =
   | { kind: 'value'; name: string; type: string; selection: string }
   | { kind: 'single'; name: string; target: string; selection: string }
-  | { kind: 'list'; name: string; target: string; selection: string };
+  | { kind: 'list'; name: string; target: string; selection: string; edgeFields: string[] };
 
 export interface InputFieldInfo {
   name: string;
@@ -55,6 +55,9 @@ export interface AppModel {
   byName: Map<string, ModelInfo>;
 }
 
+/** The built-in type of an app's users (DESIGN.md section 3), which the Users page manages. */
+export const USER_TYPE = 'User';
+
 const LABEL_FIELDS = ['name', 'title', 'username', 'displayName', 'label', 'slug'];
 const JSON_TYPES = new Set(['JSON']);
 
@@ -64,6 +67,16 @@ function isNodeType(type: GraphQLNamedType): type is GraphQLObjectType {
 
 function isConnection(type: GraphQLNamedType): type is GraphQLObjectType {
   return isObjectType(type) && 'edges' in type.getFields() && 'pageInfo' in type.getFields();
+}
+
+/** The scalar fields a connection's edges carry beside cursor and node: a join type's fields (`accessLevel`). */
+function edgeFieldsOf(type: GraphQLObjectType): string[] {
+  const edges = type.getFields().edges;
+  const edge = edges ? getNamedType(edges.type) : undefined;
+  if (!edge || !isObjectType(edge)) return [];
+  return Object.values(edge.getFields())
+    .filter((f) => f.name !== 'cursor' && f.name !== 'node' && !isObjectType(getNamedType(f.type)))
+    .map((f) => f.name);
 }
 
 function connectionTarget(type: GraphQLObjectType): GraphQLObjectType | undefined {
@@ -104,7 +117,7 @@ function columnsOf(type: GraphQLObjectType, label: (target: GraphQLObjectType) =
     }
     if (isConnection(named)) {
       const target = connectionTarget(named);
-      return { kind: 'list', name: field.name, target: target?.name ?? '', selection: `${field.name} { aggregations { count } }` };
+      return { kind: 'list', name: field.name, target: target?.name ?? '', selection: `${field.name} { aggregations { count } }`, edgeFields: edgeFieldsOf(named) };
     }
     if (isObjectType(named)) return { kind: 'value', name: field.name, type: named.name, selection: `${field.name} { ${embeddedSelection(named)} }` };
     return { kind: 'value', name: field.name, type: named.name, selection: field.name };

@@ -55,12 +55,72 @@ export async function loadPage(endpoint: string, token: string | null, model: Mo
   };
 }
 
-/** A short list of objects of a type to choose a relation's target from: id and label. */
-export async function loadChoices(endpoint: string, token: string | null, model: ModelInfo): Promise<{ id: string; label: string }[]> {
+/** One object to choose as a relation's target: its id and the text of its label field. */
+export interface Choice {
+  id: string;
+  label: string;
+}
+
+export interface ChoicePage {
+  choices: Choice[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+  /** How many objects match the search (over all pages). */
+  count: number | null;
+}
+
+/**
+ * A page of the objects of a type to choose a relation's target from, searched on the server
+ * (`where`, see search.ts) and ordered by their label, so any object can be found.
+ */
+export async function searchChoices(
+  endpoint: string,
+  token: string | null,
+  model: ModelInfo,
+  request: { where?: Record<string, unknown> | undefined; first: number; after?: string | null | undefined },
+): Promise<ChoicePage> {
   const label = model.labelField;
-  const query = `query Choices { viewer { list: ${model.connection}(first: 100) { edges { node { id ${label ?? ''} } } } } }`;
-  const data = await requestGraphQL<{ viewer: { list: { edges: { node: Row | null }[] } } }>(endpoint, query, {}, token);
-  return data.viewer.list.edges.flatMap((e) => (e.node ? [{ id: e.node.id, label: label ? String(e.node[label] ?? '') : '' }] : []));
+  const orderBy = label && model.orderFields.includes(label) ? [{ field: label, direction: 'ASC' }] : null;
+  const args = 'first: $first, after: $after, where: $where, orderBy: $orderBy';
+  const vars = `$first: Int, $after: String, $where: ${model.argTypes.where}, $orderBy: ${model.argTypes.orderBy}`;
+  const query = `query Choices(${vars}) { viewer { list: ${model.connection}(${args}) { edges { node { id ${label ?? ''} } } pageInfo { hasNextPage endCursor } aggregations { count } } } }`;
+  const variables = { first: request.first, after: request.after ?? null, where: request.where ?? null, orderBy };
+  const data = await requestGraphQL<{ viewer: { list: Connection } }>(endpoint, query, variables, token);
+  const list = data.viewer.list;
+  return {
+    choices: list.edges.flatMap((e) => (e.node ? [{ id: e.node.id, label: label ? String(e.node[label] ?? '') : '' }] : [])),
+    hasNextPage: list.pageInfo.hasNextPage,
+    endCursor: list.pageInfo.endCursor,
+    count: list.aggregations?.count ?? null,
+  };
+}
+
+/** One object by id with every column the table shows, or null when there is none. */
+export async function loadRow(endpoint: string, token: string | null, model: ModelInfo, id: string): Promise<Row | null> {
+  const columns = model.columns.filter((c) => c.name !== 'id').map((c) => c.selection);
+  const query = `query Row($id: ID!) { node(id: $id) { ... on ${model.name} { id ${columns.join(' ')} } } }`;
+  const data = await requestGraphQL<{ node: Row | null }>(endpoint, query, { id }, token);
+  return data.node && data.node.id ? data.node : null;
+}
+
+/** The first objects of one object's list relation, with their label and the edge's own fields (a join type's). */
+export async function loadRelated(
+  endpoint: string,
+  token: string | null,
+  parent: { type: string; id: string },
+  field: { name: string; edgeFields: readonly string[] },
+  target: ModelInfo,
+  first: number,
+): Promise<{ items: { node: Choice; edge: Record<string, unknown> }[]; count: number }> {
+  const label = target.labelField ?? '';
+  const query = `query Related($id: ID!, $first: Int) { node(id: $id) { ... on ${parent.type} { list: ${field.name}(first: $first) { edges { ${field.edgeFields.join(' ')} node { id ${label} } } aggregations { count } } } } }`;
+  type Edge = Record<string, unknown> & { node: Row | null };
+  const data = await requestGraphQL<{ node: { list?: { edges: Edge[]; aggregations: { count: number } | null } } | null }>(endpoint, query, { id: parent.id, first }, token);
+  const list = data.node?.list;
+  return {
+    items: (list?.edges ?? []).flatMap(({ node, ...edge }) => (node ? [{ node: { id: node.id, label: label ? String(node[label] ?? '') : '' }, edge }] : [])),
+    count: list?.aggregations?.count ?? 0,
+  };
 }
 
 export async function saveRow(endpoint: string, token: string | null, model: ModelInfo, mode: 'create' | 'update', input: Record<string, unknown>): Promise<string> {

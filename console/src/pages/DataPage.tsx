@@ -9,13 +9,15 @@ import { platformKey } from '../api/session';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
+import { Pager, useCursorPages } from '../components/Pager';
 import { useAsync } from '../components/useAsync';
+import { FieldValue } from '../data/FieldValue';
 import { loadAppModel, parseValue } from '../data/model';
 import type { AppModel, Column, ModelInfo } from '../data/model';
 import { RowForm } from '../data/RowForm';
 import { deleteRow, loadPage } from '../data/rows';
 import type { PageRequest, Row } from '../data/rows';
-import { hrefOf, navigate, useLocation } from '../router';
+import { dataViewHref, hrefOf, navigate, useLocation } from '../router';
 
 const PAGE_SIZE = 20;
 
@@ -72,11 +74,6 @@ function useViewParams() {
   }, [search]);
 }
 
-function viewHref(appId: string, type: string, params: Record<string, string>): string {
-  const query = new URLSearchParams(params).toString();
-  return `${hrefOf({ page: 'data', appId, type })}${query ? `?${query}` : ''}`;
-}
-
 function whereOf(model: ModelInfo, filter: { field: string; op: string; value: string } | undefined): Record<string, unknown> | undefined {
   if (!filter) return undefined;
   const info = model.filters.find((f) => f.name === filter.field);
@@ -91,19 +88,16 @@ function whereOf(model: ModelInfo, filter: { field: string; op: string; value: s
 function DataTable({ appId, appModel, model, endpoint }: { appId: string; appModel: AppModel; model: ModelInfo; endpoint: string }) {
   const { filter, via } = useViewParams();
   const [order, setOrder] = useState<{ field: string; direction: 'ASC' | 'DESC' }>({ field: model.orderFields.includes('createdAt') ? 'createdAt' : (model.orderFields[0] ?? 'id'), direction: 'ASC' });
-  // The `after` cursor of each page shown so far: going back pops it.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [editing, setEditing] = useState<{ mode: 'create' | 'update'; row?: Row } | null>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [deleteError, setDeleteError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const after = cursors[cursors.length - 1];
   const where = whereOf(model, filter);
+  // A new filter, order or relation starts again from the first page.
+  const pages = useCursorPages(JSON.stringify([order, where, via]));
+  const after = pages.after;
   const request: PageRequest = { first: PAGE_SIZE, after, orderBy: order, where, via };
   const page = useAsync(() => loadPage(endpoint, platformKey(), model, request), [endpoint, model, after, JSON.stringify(order), JSON.stringify(where), JSON.stringify(via)]);
-
-  // A new filter, order or relation starts again from the first page.
-  useEffect(() => setCursors([undefined]), [JSON.stringify(order), JSON.stringify(where), JSON.stringify(via)]);
 
   const sortBy = (field: string) =>
     setOrder((o) => (o.field === field ? { field, direction: o.direction === 'ASC' ? 'DESC' : 'ASC' } : { field, direction: 'ASC' }));
@@ -144,7 +138,7 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
       </div>
       {via && (
         <p>
-          <Link href={viewHref(appId, model.name, {})}>Show all {model.name} objects</Link>
+          <Link href={dataViewHref(appId, model.name, {})}>Show all {model.name} objects</Link>
         </p>
       )}
       <FilterBar appId={appId} model={model} current={filter} via={via} />
@@ -171,7 +165,7 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
       {page.data && (
         <div className="table-wrap" aria-busy={page.loading}>
           <table className="table data-table">
-            <caption className="visually-hidden">{model.name} objects, page {cursors.length}</caption>
+            <caption className="visually-hidden">{model.name} objects, page {pages.number}</caption>
             <thead>
               <tr>
                 <th scope="col">
@@ -224,20 +218,7 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
           </table>
         </div>
       )}
-      <nav className="pager" aria-label="Pages">
-        <button type="button" className="button small" disabled={cursors.length <= 1 || page.loading} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          Previous page
-        </button>
-        <span>Page {cursors.length}</span>
-        <button
-          type="button"
-          className="button small"
-          disabled={!page.data?.hasNextPage || page.loading}
-          onClick={() => page.data?.endCursor && setCursors((c) => [...c, page.data?.endCursor ?? undefined])}
-        >
-          Next page
-        </button>
-      </nav>
+      <Pager pages={pages} hasNextPage={page.data?.hasNextPage ?? false} endCursor={page.data?.endCursor} loading={page.loading} />
       <Dialog title={editing?.mode === 'create' ? `New ${model.name}` : `Edit ${model.name}`} open={editing !== null} onClose={() => setEditing(null)}>
         {editing && (
           <RowForm
@@ -280,7 +261,7 @@ function FilterBar({ appId, model, current, via }: { appId: string; model: Model
   const base: Record<string, string> = via ? { from: via.parentType, parent: via.parentId, via: via.field } : {};
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    navigate(viewHref(appId, model.name, { ...base, field, op, value }));
+    navigate(dataViewHref(appId, model.name, { ...base, field, op, value }));
   };
   if (model.filters.length === 0) return null;
   return (
@@ -319,7 +300,7 @@ function FilterBar({ appId, model, current, via }: { appId: string; model: Model
         Apply filter
       </button>
       {current && (
-        <button type="button" className="button small" onClick={() => navigate(viewHref(appId, model.name, base))}>
+        <button type="button" className="button small" onClick={() => navigate(dataViewHref(appId, model.name, base))}>
           Clear filter
         </button>
       )}
@@ -336,7 +317,7 @@ function Cell({ appId, appModel, model, column, row }: { appId: string; appModel
       const label = appModel.byName.get(column.target)?.labelField;
       const text = label && target[label] ? String(target[label]) : String(target.id);
       return (
-        <Link href={viewHref(appId, column.target, { field: 'id', op: 'eq', value: String(target.id) })} title={`Open ${column.target} ${String(target.id)}`}>
+        <Link href={dataViewHref(appId, column.target, { field: 'id', op: 'eq', value: String(target.id) })} title={`Open ${column.target} ${String(target.id)}`}>
           {text}
         </Link>
       );
@@ -344,28 +325,19 @@ function Cell({ appId, appModel, model, column, row }: { appId: string; appModel
     case 'list': {
       const count = (value as { aggregations?: { count?: number } } | null)?.aggregations?.count ?? 0;
       return (
-        <Link href={viewHref(appId, column.target, { from: model.name, parent: row.id, via: column.name })} aria-label={`${column.name} of ${model.name} ${row.id}: ${count}`}>
+        <Link href={dataViewHref(appId, column.target, { from: model.name, parent: row.id, via: column.name })} aria-label={`${column.name} of ${model.name} ${row.id}: ${count}`}>
           {count} {column.target}
           {count === 1 ? '' : 's'} →
         </Link>
       );
     }
     case 'value':
-      if (value === null || value === undefined) return <span className="null">—</span>;
       // Ids start with the same type prefix: their tail tells rows apart; the whole id is the title.
-      if (column.name === 'id') return <code className="id" title={String(value)}>…{String(value).slice(-10)}</code>;
-      if (typeof value === 'string' && ISO_INSTANT.test(value)) return <time dateTime={value} title={value}>{value.slice(0, 19).replace('T', ' ')}</time>;
-      if (typeof value === 'object') return <code className="json">{truncate(JSON.stringify(value))}</code>;
-      return <>{truncate(String(value))}</>;
+      if (column.name === 'id' && typeof value === 'string') return <code className="id" title={value}>…{value.slice(-10)}</code>;
+      return <FieldValue value={value} />;
     default: {
       const never: never = column;
       return never;
     }
   }
-}
-
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-function truncate(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

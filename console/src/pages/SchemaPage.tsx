@@ -10,7 +10,7 @@ import { useAsync } from '../components/useAsync';
 import { SchemaOutlineView } from '../schema/SchemaOutlineView';
 import { SdlEditor } from '../schema/SdlEditor';
 import type { SchemaProblem, SdlEditorHandle } from '../schema/SdlEditor';
-import { AppHeading } from './AppHeading';
+import { AppHeading, NoSuchApp } from './AppHeading';
 
 const CHECK_DELAY_MS = 500;
 
@@ -20,15 +20,6 @@ export function SchemaPage({ appId }: { appId: string }) {
   if (app.error) return <ErrorBox error={app.error} title="Could not load the app" />;
   if (!app.data) return <NoSuchApp appId={appId} />;
   return <SchemaWorkspace app={app.data} reload={app.reload} />;
-}
-
-export function NoSuchApp({ appId }: { appId: string }) {
-  return (
-    <>
-      <h1 tabIndex={-1}>No such app</h1>
-      <p role="alert">There is no app with id <code>{appId}</code>. It may have been deleted.</p>
-    </>
-  );
 }
 
 type Check =

@@ -4,6 +4,7 @@
 
 import { useMemo } from 'react';
 import { describeSchema } from './describe';
+import { DIAGRAM, layoutDiagram } from './diagramLayout';
 import type { FieldOutline, SchemaOutline, TypeOutline } from './describe';
 
 export function SchemaOutlineView({ sdl, version }: { sdl: string; version: number }) {
@@ -81,85 +82,47 @@ function FieldLine({ field }: { field: FieldOutline }) {
   );
 }
 
-const BOX_W = 180;
-const GAP_X = 150;
-const GAP_Y = 70;
-const LINE_H = 18;
-
-const SHORT: Record<string, string> = { 'one-to-one': '1 : 1', 'one-to-many': '1 : n', 'many-to-one': 'n : 1', 'many-to-many': 'n : n' };
-
-/** Boxes on a grid, one per model type, with a line per relation labelled with its kind. */
+/** Boxes on a grid, one per model type, and a line per relation routed around them (see diagramLayout.ts). */
 function Diagram({ models }: { models: TypeOutline[] }) {
-  const columns = Math.min(models.length, Math.max(2, Math.ceil(Math.sqrt(models.length))));
-  const heights = models.map((m) => 34 + Math.max(1, m.fields.length) * LINE_H);
-  const rows = Math.ceil(models.length / columns);
-  const rowHeights = Array.from({ length: rows }, (_, r) => Math.max(...heights.slice(r * columns, r * columns + columns)));
-  const rowTops = rowHeights.map((_, r) => rowHeights.slice(0, r).reduce((sum, h) => sum + h + GAP_Y, 10));
-  const boxes = new Map(
-    models.map((m, i) => {
-      const col = i % columns;
-      const row = Math.floor(i / columns);
-      return [m.name, { x: 10 + col * (BOX_W + GAP_X), y: rowTops[row] ?? 10, h: heights[i] ?? 40, model: m }];
-    }),
-  );
-  const width = 20 + columns * BOX_W + (columns - 1) * GAP_X;
-  const height = (rowTops[rows - 1] ?? 10) + (rowHeights[rows - 1] ?? 40) + 10;
-  // One line per relation name (both ends describe the same relation).
-  const seen = new Set<string>();
-  const links = models.flatMap((m) =>
-    m.fields.flatMap((f) => {
-      if (!f.relation || seen.has(f.relation.name)) return [];
-      seen.add(f.relation.name);
-      const from = boxes.get(m.name);
-      const to = boxes.get(f.relation.target);
-      if (!from || !to) return [];
-      return [{ from, to, label: `${f.relation.name} (${SHORT[f.relation.kind] ?? f.relation.kind})`, self: from === to }];
-    }),
-  );
-  const describe = links.map((l) => `${l.from.model.name} to ${l.to.model.name}: ${l.label}`).join('; ');
+  const layout = useMemo(() => layoutDiagram(models), [models]);
+  const describe = layout.edges.map((e) => e.description).join('; ');
   return (
     <figure className="diagram">
-      <svg viewBox={`0 0 ${width} ${height}`} width={width} role="img" aria-label={`Diagram of the model types. Relations: ${describe || 'none'}.`}>
-        {links.map((l, i) => {
-          if (l.self) {
-            const x = l.from.x + BOX_W;
-            const y = l.from.y + 20;
-            return <path key={i} className="diagram-link" d={`M ${x} ${y} c 40 0 40 30 0 30`} fill="none" />;
-          }
-          return <line key={i} className="diagram-link" x1={l.from.x + BOX_W / 2} y1={l.from.y + l.from.h / 2} x2={l.to.x + BOX_W / 2} y2={l.to.y + l.to.h / 2} />;
-        })}
-        {[...boxes.values()].map(({ x, y, h, model }) => (
-          <g key={model.name} className="diagram-box">
-            <rect x={x} y={y} width={BOX_W} height={h} rx={6} />
-            <text x={x + 10} y={y + 22} className="diagram-title">
-              {model.name}
+      <svg viewBox={`0 0 ${layout.width} ${layout.height}`} width={layout.width} role="img" aria-label={`Diagram of the model types. Relations: ${describe || 'none'}.`}>
+        {layout.boxes.map((box) => (
+          <g key={box.name} className="diagram-box" data-type={box.name}>
+            <rect x={box.x} y={box.y} width={box.width} height={box.height} rx={6} />
+            <text x={box.x + DIAGRAM.paddingX} y={box.titleBaseline} className="diagram-title">
+              {box.name}
             </text>
-            {model.fields.map((f, i) => (
-              <text key={f.name} x={x + 10} y={y + 42 + i * LINE_H} className={f.relation ? 'diagram-field relation' : 'diagram-field'}>
-                {f.name}: {f.type}
+            {box.fields.map((f) => (
+              <text key={f.full} x={box.x + DIAGRAM.paddingX} y={f.baseline} className={f.relation ? 'diagram-field relation' : 'diagram-field'}>
+                {f.text}
+                {f.text !== f.full && <title>{f.full}</title>}
               </text>
             ))}
           </g>
         ))}
-        {links.map((l, i) => {
-          if (l.self) {
-            return (
-              <text key={i} className="diagram-label" x={l.from.x + BOX_W + 34} y={l.from.y + 38}>
-                {l.label}
-              </text>
-            );
-          }
-          // Between the two boxes' facing edges, so the label does not sit on either box.
-          const ax = l.from.x + BOX_W / 2;
-          const ay = l.from.y + l.from.h / 2;
-          const bx = l.to.x + BOX_W / 2;
-          const by = l.to.y + l.to.h / 2;
+        {layout.edges.map((e) => {
+          const first = e.points[0];
+          const last = e.points[e.points.length - 1];
           return (
-            <text key={i} className="diagram-label" x={(ax + bx) / 2} y={(ay + by) / 2 - 4} textAnchor="middle">
-              {l.label}
-            </text>
+            <g key={e.relation} className="diagram-edge" data-relation={e.relation}>
+              <title>{e.description}</title>
+              <path className="diagram-link" d={e.points.map((p, i) => `${i === 0 ? 'M' : 'L'} ${p.x} ${p.y}`).join(' ')} />
+              {first && <circle className="diagram-end" cx={first.x} cy={first.y} r={3} />}
+              {last && <circle className="diagram-end" cx={last.x} cy={last.y} r={3} />}
+            </g>
           );
         })}
+        {layout.edges.map(({ relation, label }) => (
+          <g key={relation} className="diagram-label-group">
+            <rect className="diagram-label-bg" x={label.x} y={label.y} width={label.width} height={label.height} rx={3} />
+            <text className="diagram-label" x={label.x + label.width / 2} y={label.y + label.height - 3.5} textAnchor="middle">
+              {label.text}
+            </text>
+          </g>
+        ))}
       </svg>
     </figure>
   );

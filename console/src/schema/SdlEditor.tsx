@@ -2,6 +2,7 @@
 // SCHEMA_INVALID) as error markers at their line and column.
 
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import { useColorScheme } from '../components/colorScheme';
 import { SDL_LANGUAGE, monaco } from './monaco';
 
 export interface SchemaProblem {
@@ -29,6 +30,10 @@ export const SdlEditor = forwardRef<SdlEditorHandle, Props>(function SdlEditor({
   const editor = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
   const callbacks = useRef({ onChange, onSubmit });
   callbacks.current = { onChange, onSubmit };
+  const scheme = useColorScheme();
+
+  // Monaco's theme is global: the explorer's GraphiQL sets its own, so this page sets it again.
+  useEffect(() => monaco.editor.setTheme(scheme === 'dark' ? 'vs-dark' : 'vs'), [scheme]);
 
   useEffect(() => {
     if (!container.current) return;

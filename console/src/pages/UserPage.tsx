@@ -1,0 +1,276 @@
+// One user of an app: every field, the objects it is related to (its roles with their access
+// level, and whatever relations the app gives User), and what an operator does to a user:
+// edit, set a new password, delete. Through the app's own API with the platform key.
+
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { appPath } from '../api/admin';
+import { platformKey } from '../api/session';
+import { CopyField } from '../components/CopyButton';
+import { ConfirmDialog, Dialog } from '../components/Dialog';
+import { ErrorBox, Loading } from '../components/ErrorBox';
+import { Link } from '../components/Link';
+import { useAction, useAsync } from '../components/useAsync';
+import { FieldValue } from '../data/FieldValue';
+import { USER_TYPE, loadAppModel } from '../data/model';
+import type { AppModel, Column, ModelInfo } from '../data/model';
+import { RowForm } from '../data/RowForm';
+import { deleteRow, loadRelated, loadRow, saveRow } from '../data/rows';
+import type { Row } from '../data/rows';
+import { dataViewHref, hrefOf, navigate } from '../router';
+
+const RELATED_SHOWN = 10;
+
+export function UserPage({ appId, userId }: { appId: string; userId: string }) {
+  const endpoint = appPath(appId);
+  const appModel = useAsync(() => loadAppModel(endpoint, platformKey()), [endpoint]);
+  const model = appModel.data?.byName.get(USER_TYPE);
+  const user = useAsync(async () => (model ? loadRow(endpoint, platformKey(), model, userId) : null), [endpoint, model, userId]);
+  const loading = (appModel.loading && !appModel.data) || (user.loading && !user.data);
+  return (
+    <>
+      <h1 tabIndex={-1}>
+        {user.data ? `User ${String(user.data.username)}` : 'User'} <span className="heading-app">· {appId}</span>
+      </h1>
+      <p>
+        <Link href={hrefOf({ page: 'users', appId })}>← All users</Link>
+      </p>
+      {loading && <Loading label="Loading the user…" />}
+      <ErrorBox error={appModel.error ?? user.error} title="Could not load the user" />
+      {appModel.data && !model && <p role="alert">The app's API has no {USER_TYPE} type.</p>}
+      {model && !user.loading && !user.error && !user.data && (
+        <p role="alert">
+          There is no user with id <code>{userId}</code>. It may have been deleted.
+        </p>
+      )}
+      {appModel.data && model && user.data && <UserView appId={appId} appModel={appModel.data} model={model} user={user.data} endpoint={endpoint} reload={user.reload} />}
+    </>
+  );
+}
+
+function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; user: Row; endpoint: string; reload: () => void }) {
+  const { appId, appModel, model, user, endpoint } = props;
+  const [dialog, setDialog] = useState<'edit' | 'password' | 'delete' | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const removal = useAction();
+  const username = String(user.username);
+  const canSetPassword = model.update?.fields.some((f) => f.widget === 'password') ?? false;
+  const values = model.columns.filter((c) => c.kind !== 'list' && c.name !== 'id');
+  const lists = model.columns.filter((c): c is Extract<Column, { kind: 'list' }> => c.kind === 'list');
+
+  const remove = () =>
+    void removal.run(async () => {
+      await deleteRow(endpoint, platformKey(), model, user.id);
+      navigate(hrefOf({ page: 'users', appId }), { replace: true });
+    });
+
+  return (
+    <>
+      <div className="actions user-actions">
+        {model.update && (
+          <button type="button" className="button" onClick={() => setDialog('edit')}>
+            Edit user
+          </button>
+        )}
+        {canSetPassword && (
+          <button type="button" className="button" onClick={() => setDialog('password')}>
+            Set a new password
+          </button>
+        )}
+        {model.remove && (
+          <button type="button" className="button danger" onClick={() => setDialog('delete')}>
+            Delete user
+          </button>
+        )}
+      </div>
+      {notice && (
+        <p className="success" role="status">
+          {notice}
+        </p>
+      )}
+      <section className="card" aria-labelledby="user-fields-title">
+        <h2 id="user-fields-title">Fields</h2>
+        <dl className="details">
+          <div className="details-row">
+            <dt>id</dt>
+            <dd>
+              <CopyField value={user.id} label="User id" />
+            </dd>
+          </div>
+          {values.map((c) => (
+            <div key={c.name} className="details-row">
+              <dt>{c.name}</dt>
+              <dd>{c.kind === 'single' ? <RelatedLink appId={appId} appModel={appModel} column={c} value={user[c.name]} /> : <FieldValue value={user[c.name]} max={400} />}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      {lists.map((c) => (
+        <RelatedList key={c.name} appId={appId} appModel={appModel} column={c} user={user} endpoint={endpoint} />
+      ))}
+      <Dialog title={`Edit ${username}`} open={dialog === 'edit'} onClose={() => setDialog(null)}>
+        {dialog === 'edit' && (
+          <RowForm
+            appModel={appModel}
+            model={model}
+            mode="update"
+            row={user}
+            endpoint={endpoint}
+            token={platformKey()}
+            onCancel={() => setDialog(null)}
+            onSaved={() => {
+              setDialog(null);
+              setNotice('Changes saved.');
+              props.reload();
+            }}
+          />
+        )}
+      </Dialog>
+      <Dialog title={`New password for ${username}`} open={dialog === 'password'} onClose={() => setDialog(null)}>
+        {dialog === 'password' && (
+          <PasswordForm
+            model={model}
+            user={user}
+            endpoint={endpoint}
+            onCancel={() => setDialog(null)}
+            onSaved={() => {
+              setDialog(null);
+              setNotice(`Password changed. Tokens issued to ${username} before now no longer work: they log in again with the new password.`);
+            }}
+          />
+        )}
+      </Dialog>
+      <ConfirmDialog open={dialog === 'delete'} title={`Delete ${username}?`} confirmLabel="Delete user" busy={removal.busy} onConfirm={remove} onClose={() => setDialog(null)}>
+        <p>
+          The user <strong>{username}</strong> is deleted, with their role memberships and other many-to-many edges; references to them are
+          cleared and their tokens stop working. This cannot be undone.
+        </p>
+        <ErrorBox error={removal.error} title="Could not delete the user" />
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RelatedLink({ appId, appModel, column, value }: { appId: string; appModel: AppModel; column: Extract<Column, { kind: 'single' }>; value: unknown }) {
+  const target = value as Record<string, unknown> | null | undefined;
+  if (!target) return <span className="null">—</span>;
+  const label = appModel.byName.get(column.target)?.labelField;
+  const id = String(target.id);
+  return (
+    <Link href={dataViewHref(appId, column.target, { field: 'id', op: 'eq', value: id })} title={`Open ${column.target} ${id}`}>
+      {label && target[label] ? String(target[label]) : id}
+    </Link>
+  );
+}
+
+/** One list relation of the user: its first objects, with the edge's own fields (a role's access level). */
+function RelatedList(props: { appId: string; appModel: AppModel; column: Extract<Column, { kind: 'list' }>; user: Row; endpoint: string }) {
+  const { appId, appModel, column, user } = props;
+  const target = appModel.byName.get(column.target);
+  const related = useAsync(
+    async () => (target ? loadRelated(props.endpoint, platformKey(), { type: USER_TYPE, id: user.id }, column, target, RELATED_SHOWN) : null),
+    [props.endpoint, user, column.name, target],
+  );
+  const titleId = `related-${column.name}`;
+  const all = dataViewHref(appId, column.target, { from: USER_TYPE, parent: user.id, via: column.name });
+  return (
+    <section className="card" aria-labelledby={titleId}>
+      <div className="pane-head">
+        <h2 id={titleId}>
+          {column.name} <span className="badge">{related.data?.count ?? '…'}</span>
+        </h2>
+        <Link href={all}>Open in the data browser</Link>
+      </div>
+      <ErrorBox error={related.error} title={`Could not load ${column.name}`} />
+      {related.data && related.data.count === 0 && <p className="empty">None.</p>}
+      {related.data && related.data.items.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">
+              {column.name} of {String(user.username)}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">{column.target}</th>
+                {column.edgeFields.map((f) => (
+                  <th key={f} scope="col">
+                    {f}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {related.data.items.map(({ node, edge }) => (
+                <tr key={node.id}>
+                  <td>
+                    <Link href={dataViewHref(appId, column.target, { field: 'id', op: 'eq', value: node.id })}>{node.label || node.id}</Link>
+                  </td>
+                  {column.edgeFields.map((f) => (
+                    <td key={f}>
+                      <FieldValue value={edge[f]} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {related.data && related.data.count > related.data.items.length && (
+        <p className="hint">
+          The first {related.data.items.length} of {related.data.count}; <Link href={all}>see them all</Link>.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** An operator's password reset: `update` with the new password, which the admin credential may set. */
+function PasswordForm({ model, user, endpoint, onSaved, onCancel }: { model: ModelInfo; user: Row; endpoint: string; onSaved: () => void; onCancel: () => void }) {
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const { busy, error, run } = useAction();
+  const field = model.update?.fields.find((f) => f.widget === 'password');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!field) return;
+    void run(async () => {
+      await saveRow(endpoint, platformKey(), model, 'update', { id: user.id, [field.name]: password });
+      onSaved();
+    });
+  };
+  return (
+    <form onSubmit={submit} aria-label="Set a new password">
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="new-password">New password</label>
+          <input id="new-password" type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="repeat-password">Repeat it</label>
+          <input
+            id="repeat-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={repeat}
+            onChange={(e) => {
+              setRepeat(e.target.value);
+              e.target.setCustomValidity(e.target.value === password ? '' : 'The two passwords differ');
+            }}
+          />
+        </div>
+      </div>
+      <p className="hint">Every token issued to the user before the change stops working.</p>
+      <ErrorBox error={error} title="The password was not changed" />
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={busy || password === '' || password !== repeat}>
+          {busy ? 'Saving…' : 'Set password'}
+        </button>
+      </div>
+    </form>
+  );
+}
