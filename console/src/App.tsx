@@ -18,6 +18,7 @@ const SchemaPage = lazy(() => import('./pages/SchemaPage').then((m) => ({ defaul
 const DataPage = lazy(() => import('./pages/DataPage').then((m) => ({ default: m.DataPage })));
 const ExplorerPage = lazy(() => import('./pages/ExplorerPage').then((m) => ({ default: m.ExplorerPage })));
 const UsersPage = lazy(() => import('./pages/UsersPage').then((m) => ({ default: m.UsersPage })));
+const TrafficPage = lazy(() => import('./pages/TrafficPage').then((m) => ({ default: m.TrafficPage })));
 const UserPage = lazy(() => import('./pages/UserPage').then((m) => ({ default: m.UserPage })));
 
 const APP_PAGES: readonly { page: AppPage; label: string }[] = [
@@ -25,6 +26,7 @@ const APP_PAGES: readonly { page: AppPage; label: string }[] = [
   { page: 'data', label: 'Data' },
   { page: 'users', label: 'Users' },
   { page: 'explorer', label: 'Explorer' },
+  { page: 'traffic', label: 'Traffic' },
   { page: 'tokens', label: 'Tokens' },
   { page: 'settings', label: 'Settings' },
 ];
@@ -101,6 +103,8 @@ function Page({ route }: { route: Route }) {
       ) : (
         <UsersPage key={route.appId} appId={route.appId} />
       );
+    case 'traffic':
+      return <TrafficPage key={route.appId} appId={route.appId} />;
     case 'settings':
       return <SettingsPage key={route.appId} appId={route.appId} />;
     case 'notFound':

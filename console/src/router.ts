@@ -12,10 +12,11 @@ export type Route =
   | { page: 'explorer'; appId: string }
   | { page: 'tokens'; appId: string }
   | { page: 'users'; appId: string; userId?: string }
+  | { page: 'traffic'; appId: string }
   | { page: 'settings'; appId: string }
   | { page: 'notFound'; path: string };
 
-export type AppPage = 'schema' | 'data' | 'users' | 'explorer' | 'tokens' | 'settings';
+export type AppPage = 'schema' | 'data' | 'users' | 'explorer' | 'traffic' | 'tokens' | 'settings';
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
@@ -26,7 +27,7 @@ export function parseRoute(pathname: string): Route {
     if (page === undefined || page === 'schema') return { page: 'schema', appId };
     if (page === 'data') return type ? { page: 'data', appId, type } : { page: 'data', appId };
     if (page === 'users') return type ? { page: 'users', appId, userId: type } : { page: 'users', appId };
-    if ((page === 'explorer' || page === 'tokens' || page === 'settings') && type === undefined) return { page, appId };
+    if ((page === 'explorer' || page === 'traffic' || page === 'tokens' || page === 'settings') && type === undefined) return { page, appId };
   }
   return { page: 'notFound', path };
 }
@@ -37,6 +38,7 @@ export function hrefOf(route: Route): string {
       return `${BASE}/`;
     case 'schema':
     case 'explorer':
+    case 'traffic':
     case 'tokens':
     case 'settings':
       return `${BASE}/apps/${encodeURIComponent(route.appId)}/${route.page}`;

@@ -185,6 +185,13 @@ describe('console: dark mode', () => {
       await page.getByRole('alert').getByText('BAD_USER_INPUT').waitFor();
       await check('settings with a refused value');
 
+      await page.goto(`${server.base}/console/apps/${appId}/traffic`);
+      await page.getByRole('img', { name: /^Operations per minute/ }).waitFor();
+      await page.getByText(/^The figures as a table/).click();
+      const traffic = await check('traffic');
+      // The charts' axis labels are among the texts checked.
+      expect(traffic.some((s) => s.where === 'text' && /\d:\d\d/.test(s.text))).toBe(true);
+
       await page.goto(`${server.base}/console/apps/${appId}/tokens`);
       await page.getByText('No live admin tokens.').waitFor();
       await check('tokens');
