@@ -14,11 +14,11 @@ const ALLOWED = {
   store: ['sql', 'model', 'errors'],
   permissions: ['sql', 'model', 'errors'],
   graphql: ['model', 'errors'],
-  compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'errors'],
-  auth: ['sql', 'store', 'model', 'errors'],
-  realtime: ['compile', 'graphql', 'permissions', 'auth', 'store', 'model', 'sql', 'errors'],
+  accounts: ['sql', 'store', 'model', 'permissions', 'errors'],
+  compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
+  realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'errors', 'sql'],
-  server: ['build', 'admin', 'auth', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
   cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };

@@ -2,7 +2,7 @@
 // same machine, and a first page read under a RELATION rule next to the same read of a type
 // everyone may read, on PostgreSQL through the real server.
 
-import { hashPassword } from '../auth/index.js';
+import { hashPassword } from '../accounts/index.js';
 import { appSchemaName } from '../store/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { startBenchServer } from './benchServer.js';

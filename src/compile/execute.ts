@@ -14,7 +14,7 @@ import { roleOf } from '../graphql/index.js';
 import type { AppContext } from './context.js';
 import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
-import type { WriteHooks } from './mutations/rows.js';
+import type { MutationPorts } from './mutations/writer.js';
 import { Binder, bindPrepared, prepare, shapeKey } from './params.js';
 import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
@@ -26,7 +26,7 @@ import type { Access } from './state.js';
 export interface ExecuteArgs {
   app: AppContext;
   store: Store;
-  hooks: WriteHooks;
+  ports: MutationPorts;
   document: DocumentNode;
   /** The document's text: with the operation name, the key of the statement cache. */
   query: string;
@@ -154,7 +154,7 @@ export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' |
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
   if (coerced.errors) throw coerced.errors[0];
   const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  return queryPlans({ ...args, store: undefined as never, hooks: undefined as never, admin: args.admin ?? true }, operation, request).map((plan) => {
+  return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin: args.admin ?? true }, operation, request).map((plan) => {
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
     if (plan.kind !== 'sql') return { key: plan.key };
     try {
@@ -241,7 +241,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         // password needs someone logged in (or an admin token) before anything is read.
         const role = roleOf(fieldOf(s, 'Mutation', node.name.value));
         if (!args.admin && role.kind === 'changePassword' && args.userId === undefined) throw forbidden(key);
-        const text = await runMutation(s, { store: args.store, hooks: args.hooks, admin: args.admin, userId: args.userId }, nodes);
+        const text = await runMutation(s, { store: args.store, ports: args.ports, admin: args.admin, userId: args.userId }, nodes);
         const resolved = resolveRefusals(text, key, node);
         errors.push(...resolved.errors);
         texts.push([key, resolved.text]);

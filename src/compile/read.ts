@@ -3,7 +3,7 @@
 
 import type { FieldNode } from 'graphql';
 import { badInput } from '../errors/index.js';
-import { USER } from '../model/index.js';
+import { accountType } from '../model/index.js';
 import { sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { readArguments } from './args.js';
@@ -88,7 +88,7 @@ export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragmen
         pairs.push([key, sql`${s.binder.fromRequest(viewerId)}::text`]);
         break;
       case 'viewerUser':
-        pairs.push([key, rowById(s, USER, s.binder.fromRequest((r) => r.userId ?? null), group)]);
+        pairs.push([key, rowById(s, accountType(s.app.app.model).name, s.binder.fromRequest((r) => r.userId ?? null), group)]);
         break;
       case 'allRows': {
         const args = readArguments(def.args, node.arguments, s.binder);

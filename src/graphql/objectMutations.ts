@@ -3,7 +3,7 @@
 
 import { GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfig, GraphQLFieldConfigMap, GraphQLInputObjectType } from 'graphql';
-import { USER } from '../model/index.js';
+import { builtinTraits } from '../model/index.js';
 import { edgeType } from './connections.js';
 import { modelObjectType } from './modelObjects.js';
 import { createInputType, deleteInputType, updateInputType } from './mutationInputs.js';
@@ -33,7 +33,7 @@ function payloadType(reg: TypeRegistry, typeName: string, verb: Verb): GraphQLOb
           viewer: withRole({ type: viewerType(reg) }, { kind: 'payloadViewer' }),
           clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
         };
-        if (verb === 'create' && typeName === USER) {
+        if (verb === 'create' && builtinTraits(reg.modelType(typeName))?.signUp) {
           fields.token = withRole({ type: GraphQLString, description: 'A token for the new user, to send as `Authorization: Bearer <token>`.' }, { kind: 'token' });
         }
         return fields;

@@ -3,7 +3,7 @@
 
 import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
-import { USER } from '../model/index.js';
+import { accountType } from '../model/index.js';
 import { modelObjectType } from './modelObjects.js';
 import type { TypeRegistry } from './registry.js';
 import { withRole } from './roles.js';
@@ -14,7 +14,8 @@ type Fields = GraphQLFieldConfigMap<unknown, unknown>;
 const requiredString = { type: new GraphQLNonNull(GraphQLString) };
 
 export function userMutations(reg: TypeRegistry): Fields {
-  const user = modelObjectType(reg, USER);
+  const account = accountType(reg.model).name;
+  const user = modelObjectType(reg, account);
   const loginInput = new GraphQLInputObjectType({
     name: 'LoginUserInput',
     fields: { username: requiredString, password: requiredString, clientMutationId: { type: GraphQLString } },
@@ -35,7 +36,7 @@ export function userMutations(reg: TypeRegistry): Fields {
   const changePayload = new GraphQLObjectType({
     name: 'ChangeUserPasswordPayload',
     fields: () => ({
-      changedUser: withRole({ type: user }, { kind: 'changedRow', type: USER }),
+      changedUser: withRole({ type: user }, { kind: 'changedRow', type: account }),
       viewer: withRole({ type: viewerType(reg) }, { kind: 'payloadViewer' }),
       clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
     }),

@@ -3,7 +3,7 @@
 
 import { GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
-import { USER } from '../model/index.js';
+import { accountType } from '../model/index.js';
 import { connectionArgs, connectionType } from './connections.js';
 import { modelObjectType } from './modelObjects.js';
 import type { TypeRegistry } from './registry.js';
@@ -17,7 +17,7 @@ export function viewerType(reg: TypeRegistry): GraphQLObjectType {
       fields: () => {
         const fields: GraphQLFieldConfigMap<unknown, unknown> = {
           id: withRole({ type: new GraphQLNonNull(GraphQLID) }, { kind: 'viewerId' }),
-          user: withRole({ type: modelObjectType(reg, USER), description: 'The logged-in user; null when anonymous.' }, { kind: 'viewerUser' }),
+          user: withRole({ type: modelObjectType(reg, accountType(reg.model).name), description: 'The logged-in user; null when anonymous.' }, { kind: 'viewerUser' }),
         };
         for (const type of reg.model.types) {
           fields[reg.names.list(type.name)] = withRole(

@@ -1,7 +1,10 @@
 // The built-in parts of every app: the User and Role types, their UserRoles many-to-many
-// relation with its accessLevel join field, and the AccessLevel enum.
+// relation with its accessLevel join field, and the AccessLevel enum — and, as data, how they
+// behave: their default rules, their fields' write rules, what creating one does. Generic code
+// (rules, row writes, the generated API, DDL) reads these tables and never branches on a
+// built-in type's name; account behaviour itself lives in the accounts stage.
 
-import type { EnumType, Field, ValueField } from './types.js';
+import type { AppModel, EnumType, Field, ModelType, PermissionOperation, Relation, ValueField } from './types.js';
 
 export const USER = 'User';
 export const ROLE = 'Role';
@@ -60,4 +63,122 @@ export function builtinEnum(): EnumType {
 /** Built-in fields the server maintains and no input may set (`User.lastLogin`). */
 export function isManagedField(field: Field): boolean {
   return field.kind === 'value' && field.builtin && field.name === 'lastLogin';
+}
+
+/** A default rule of a built-in type: a scope that needs no arguments. */
+export type DefaultScope = 'EVERYONE' | 'AUTHENTICATED' | 'SELF';
+
+/** What a built-in type is and does, beyond its fields. */
+export interface BuiltinTypeTraits {
+  /** Who may do what when the app declares no type-level `@permission` rule on the type. */
+  defaultRules: Readonly<Record<PermissionOperation, readonly DefaultScope[]>>;
+  /**
+   * Creating one is signing up: the create payload is read as the new row's own user, and it
+   * offers a token for them.
+   */
+  signUp?: true;
+  /** A user (not an app admin) who creates one joins it through `relation` with `accessLevel`. */
+  creatorJoins?: { relation: string; accessLevel: string };
+  /**
+   * Rows whose `field` holds `value` are reserved to app admins: the app's own rules never let
+   * anyone else change or delete them, nor manage their members (the built-in `admin` role).
+   */
+  reserved?: { field: string; value: string };
+  /** Rows every app starts with. */
+  seed?: readonly Readonly<Record<string, string>>[];
+}
+
+/**
+ * The built-in types' traits. Roles are created, renamed and deleted by app admins only:
+ * `ROLE` rules name roles, so whoever could create the role a rule names would grant himself
+ * its access. Who manages a role's members is decided per role (the membership relation).
+ */
+const TYPE_TRAITS: Readonly<Record<string, BuiltinTypeTraits>> = {
+  [USER]: {
+    defaultRules: { create: ['EVERYONE'], read: ['SELF'], update: ['SELF'], delete: [] },
+    signUp: true,
+  },
+  [ROLE]: {
+    defaultRules: { create: [], read: ['AUTHENTICATED'], update: [], delete: [] },
+    creatorJoins: { relation: USER_ROLES, accessLevel: 'admin' },
+    reserved: { field: 'name', value: ADMIN_ROLE },
+    seed: [{ name: ADMIN_ROLE }],
+  },
+};
+
+/** The traits of a built-in type; undefined for an app's own types. */
+export function builtinTraits(type: ModelType): BuiltinTypeTraits | undefined {
+  return type.builtin ? TYPE_TRAITS[type.name] : undefined;
+}
+
+/** How a built-in field's values are written. */
+export interface BuiltinFieldTraits {
+  /** A name: stored NFC-normalised, never blank, unique ignoring case. */
+  name?: true;
+  /**
+   * Only app admins set it on an update; everyone else goes through the dedicated mutation
+   * this message names.
+   */
+  adminUpdateOnly?: string;
+}
+
+const FIELD_TRAITS: Readonly<Record<string, Readonly<Record<string, BuiltinFieldTraits>>>> = {
+  [USER]: {
+    username: { name: true },
+    password: { adminUpdateOnly: 'A password is reset with an admin token; users change theirs with changeUserPassword' },
+  },
+};
+
+/** The write traits of a field; empty for an app's own fields. */
+export function fieldTraits(type: ModelType, field: Field): BuiltinFieldTraits {
+  return (field.builtin && TYPE_TRAITS[type.name] && FIELD_TRAITS[type.name]?.[field.name]) || {};
+}
+
+/**
+ * The built-in membership relation between users and roles (`UserRoles`): its join table and
+ * which column holds which end. `ROLE` rules and app admins are decided through it.
+ */
+export interface Membership {
+  relation: Relation;
+  table: string;
+  userColumn: string;
+  roleColumn: string;
+  /** The role type, and its table. */
+  roleType: string;
+  roleTable: string;
+  /** The join field holding a member's access level. */
+  accessLevel: string;
+  /** The role whose members are the app's admins. */
+  adminRole: string;
+}
+
+/** The app's membership relation (every app has it). */
+export function membershipOf(model: AppModel): Membership {
+  const relation = model.relations.find((r) => r.name === USER_ROLES);
+  if (!relation || relation.storage.kind !== 'joinTable') throw new Error('the built-in UserRoles relation is missing');
+  const storage = relation.storage;
+  const userEnd = storage.targets[0] === USER ? 0 : 1;
+  const role = model.types.find((t) => t.name === ROLE);
+  return {
+    relation,
+    table: storage.table,
+    userColumn: storage.columns[userEnd],
+    roleColumn: storage.columns[userEnd === 0 ? 1 : 0],
+    roleType: ROLE,
+    roleTable: role?.table ?? ROLE,
+    accessLevel: 'accessLevel',
+    adminRole: ADMIN_ROLE,
+  };
+}
+
+/** Whether `relation` is the membership relation, whose edges are managed per role. */
+export function isMembership(relation: Relation): boolean {
+  return relation.name === USER_ROLES;
+}
+
+/** The type of the app's accounts (`User`): who logs in, whose id a token carries. */
+export function accountType(model: AppModel): ModelType {
+  const user = model.types.find((t) => t.builtin && t.name === USER);
+  if (!user) throw new Error('the built-in User type is missing');
+  return user;
 }

@@ -1,7 +1,7 @@
 // The rules that apply to one operation on a type or a field: the app's @permission rules,
 // or the built-in defaults of User and Role when the app declares no type rule on them.
 
-import { ROLE, USER } from '../model/index.js';
+import { builtinTraits } from '../model/index.js';
 import type { ModelType, PermissionOperation, PermissionRule } from '../model/index.js';
 
 /** One way to be granted an operation. */
@@ -30,17 +30,6 @@ function grantOf(rule: PermissionRule): Grant {
 }
 
 /**
- * The built-in types' default rules (app admins pass every rule besides these). Roles are
- * created, renamed and deleted by app admins only: `ROLE` rules name roles, so whoever could
- * create the role a rule names would grant himself its access. Who manages a role's members
- * is decided per role (permissions/predicate.ts `manageMembersPredicate`).
- */
-const DEFAULTS: Readonly<Record<string, Readonly<Record<PermissionOperation, readonly Grant[]>>>> = {
-  [USER]: { create: [{ scope: 'EVERYONE' }], read: [{ scope: 'SELF' }], update: [{ scope: 'SELF' }], delete: [] },
-  [ROLE]: { create: [], read: [{ scope: 'AUTHENTICATED' }], update: [], delete: [] },
-};
-
-/**
  * Whether the app wrote a rule on the type itself. Field rules (on a field, or a type rule
  * with `fields: [...]`) govern their fields only, so they leave the built-in defaults in force.
  */
@@ -48,10 +37,14 @@ function declaresTypeRules(type: ModelType): boolean {
   return type.permissions.some((r) => r.fields.length === 0);
 }
 
-/** The grants of `op` on rows of `type` (empty: nobody but admins). Most lenient wins: any grant will do. */
+/**
+ * The grants of `op` on rows of `type` (empty: nobody but admins). Most lenient wins: any grant
+ * will do. A built-in type without type rules of the app's has its default rules
+ * (model/builtins.ts); app admins pass every rule besides.
+ */
 export function typeGrants(type: ModelType, op: PermissionOperation): Grant[] {
-  const defaults = type.builtin ? DEFAULTS[type.name] : undefined;
-  if (defaults && !declaresTypeRules(type)) return [...defaults[op]];
+  const defaults = builtinTraits(type)?.defaultRules;
+  if (defaults && !declaresTypeRules(type)) return defaults[op].map((scope) => ({ scope }));
   return type.permissions.filter((r) => r.fields.length === 0 && r[op]).map(grantOf);
 }
 

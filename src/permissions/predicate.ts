@@ -3,7 +3,7 @@
 // parameter (NULL when anonymous). RELATION paths become nested EXISTS through any relation
 // kind; members of the app's built-in `admin` role pass every rule.
 
-import { ADMIN_ROLE, ROLE, USER, USER_ROLES, relationLink } from '../model/index.js';
+import { builtinTraits, membershipOf, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
 import { ident, join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -31,11 +31,8 @@ function typeOf(c: RuleContext, name: string): ModelType {
 }
 
 function userRoles(c: RuleContext) {
-  const relation = c.model.relations.find((r) => r.name === USER_ROLES);
-  if (!relation || relation.storage.kind !== 'joinTable') throw new Error('the built-in UserRoles relation is missing');
-  const storage = relation.storage;
-  const userEnd = storage.targets[0] === USER ? 0 : 1;
-  return { table: c.table(storage.table), user: ident(storage.columns[userEnd]), role: ident(storage.columns[userEnd === 0 ? 1 : 0]) };
+  const m = membershipOf(c.model);
+  return { table: c.table(m.table), user: ident(m.userColumn), role: ident(m.roleColumn), roles: c.table(m.roleTable), accessLevel: ident(m.accessLevel), adminRole: m.adminRole };
 }
 
 /** The viewer belongs to one of the named roles. */
@@ -43,24 +40,24 @@ function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
   const ur = userRoles(c);
   const j = c.alias('ur');
   const r = c.alias('ro');
-  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${c.table(ROLE)} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[]))`;
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${ur.roles} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[]))`;
 }
 
 /** The viewer is a member of the app's built-in `admin` role: full access. */
 export function isAppAdmin(c: RuleContext): SqlFragment {
-  return inRoles(c, [ADMIN_ROLE]);
+  return inRoles(c, [userRoles(c).adminRole]);
 }
 
 /** The viewer is an admin member of the role `row`. */
 function roleAdmin(c: RuleContext, row: SqlFragment): SqlFragment {
   const ur = userRoles(c);
   const j = c.alias('ur');
-  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}."accessLevel" = 'admin')`;
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}.${ur.accessLevel} = 'admin')`;
 }
 
-/** `row` (a Role) is not the built-in `admin` role, which only app admins manage. */
-function notAdminRole(row: SqlFragment): SqlFragment {
-  return sql`${row}.name <> ${ADMIN_ROLE}`;
+/** `row` is not one of the rows its built-in type reserves to app admins (the `admin` role). */
+function notReserved(reserved: { field: string; value: string }, row: SqlFragment): SqlFragment {
+  return sql`${row}.${ident(reserved.field)} <> ${reserved.value}`;
 }
 
 /**
@@ -69,9 +66,10 @@ function notAdminRole(row: SqlFragment): SqlFragment {
  * rules name. (Leaving a role needs no permission; the caller checks that case.)
  */
 export function manageMembersPredicate(c: RuleContext, row: SqlFragment): SqlFragment {
-  const role = typeOf(c, ROLE);
+  const role = typeOf(c, membershipOf(c.model).roleType);
   const delegated = or([roleAdmin(c, row), ...typeGrants(role, 'update').map((g) => grantPredicate(c, role, row, g))]);
-  return sql`((${notAdminRole(row)} AND ${delegated}) OR ${isAppAdmin(c)})`;
+  const reserved = builtinTraits(role)?.reserved;
+  return sql`((${reserved ? sql`${notReserved(reserved, row)} AND ` : sql``}${delegated}) OR ${isAppAdmin(c)})`;
 }
 
 /** A `userFields` path from `row` (of `type`) leads to the viewer. */
@@ -147,11 +145,13 @@ export function grantsPredicate(c: RuleContext, type: ModelType, row: SqlFragmen
 
 export function accessPredicate(c: RuleContext, type: ModelType, op: PermissionOperation, row: SqlFragment): SqlFragment {
   const grants = typeGrants(type, op);
-  // Rules an app writes on Role never reach the built-in admin role: renaming or deleting it
-  // would take the app's admins away, and a new role of that name would make new ones.
-  if (type.builtin && type.name === ROLE && (op === 'update' || op === 'delete') && grants.length > 0) {
+  // Rules an app writes never reach a row its built-in type reserves (the built-in admin role):
+  // renaming or deleting it would take the app's admins away, and a new role of that name
+  // would make new ones.
+  const reserved = builtinTraits(type)?.reserved;
+  if (reserved && (op === 'update' || op === 'delete') && grants.length > 0) {
     const granted = grants.some((g) => g.scope === 'EVERYONE') ? ALWAYS : or(grants.map((g) => grantPredicate(c, type, row, g)));
-    return sql`((${notAdminRole(row)} AND ${granted}) OR ${isAppAdmin(c)})`;
+    return sql`((${notReserved(reserved, row)} AND ${granted}) OR ${isAppAdmin(c)})`;
   }
   return grantsPredicate(c, type, row, grants);
 }

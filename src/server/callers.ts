@@ -2,11 +2,10 @@
 // key or one of the app's admin tokens) or one of the app's users (a user token whose user
 // still exists with the password the token was issued under).
 
-import { passwordFingerprint, verifyUserToken } from '../auth/index.js';
-import { decodeAnyId, encodeId, storedPassword } from '../compile/index.js';
+import { TOKEN_REFUSED, tokenUser, userApiId } from '../accounts/index.js';
 import { unauthenticated } from '../errors/index.js';
-import { USER } from '../model/index.js';
 import type { Store } from '../store/index.js';
+import { accountApp } from './appPorts.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
 import { keysMatch } from './platformKey.js';
 
@@ -20,7 +19,7 @@ export interface CallerSources {
   platformKey: string;
 }
 
-export const TOKEN_REFUSED = 'The token is invalid, expired or revoked';
+export { TOKEN_REFUSED } from '../accounts/index.js';
 
 /** The token of an `Authorization: Bearer <token>` value; undefined when there is none. */
 export function bearerToken(value: string | string[] | undefined): string | undefined {
@@ -40,15 +39,10 @@ export async function callerOf(sources: CallerSources, app: LiveApp, authorizati
     throw unauthenticated(TOKEN_REFUSED);
   }
   if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
-  const claims = await verifyUserToken(app.keys, app.id, token);
-  const subject = decodeAnyId(claims.sub);
-  if (subject?.type !== USER) throw unauthenticated(TOKEN_REFUSED);
-  const stored = await storedPassword(sources.store, app.context, subject.uuid);
-  if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(TOKEN_REFUSED);
-  return { kind: 'user', userId: subject.uuid };
+  return { kind: 'user', userId: await tokenUser(sources.store, accountApp(app), token) };
 }
 
 /** Who asked, as an app's request log shows it: the kind of caller, and a user's API id. */
-export function callerLabel(caller: Caller): { caller: Caller['kind']; userId?: string } {
-  return caller.kind === 'user' ? { caller: 'user', userId: encodeId(USER, caller.userId) } : { caller: caller.kind };
+export function callerLabel(app: LiveApp, caller: Caller): { caller: Caller['kind']; userId?: string } {
+  return caller.kind === 'user' ? { caller: 'user', userId: userApiId(accountApp(app), caller.userId) } : { caller: caller.kind };
 }

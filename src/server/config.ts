@@ -2,8 +2,8 @@
 // then defaults. Invalid values are refused with a message naming the flag or variable.
 
 import { resolve } from 'node:path';
-import { LOGIN_LIMITS } from '../auth/index.js';
-import type { LoginLimit, LoginLimits } from '../auth/index.js';
+import { LOGIN_LIMITS } from '../accounts/index.js';
+import type { LoginLimit, LoginLimits } from '../accounts/index.js';
 import { badInput } from '../errors/index.js';
 import { corsOriginProblem } from '../model/index.js';
 import type { TracingConfig } from './tracing.js';

@@ -4,7 +4,7 @@
 // A row the caller may not even read answers as if it did not exist.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { ROLE, USER, USER_ROLES, idColumn } from '../../model/index.js';
+import { builtinTraits, idColumn, isMembership, membershipOf } from '../../model/index.js';
 import { fieldGrants } from '../../permissions/index.js';
 import type { ModelType, PermissionOperation, Relation } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
@@ -74,9 +74,9 @@ export async function requireExisting(s: CompileState, tx: Transaction, type: Mo
 
 /**
  * Edge mutations: managing an edge needs `update` on both end objects — except the built-in
- * `UserRoles`, whose members are managed per role (app admins; for any role but the built-in
- * `admin` role, its admin members and whoever the app's Role `update` rules name), and anyone
- * may remove themselves.
+ * membership relation (`UserRoles`), whose members are managed per role (app admins; for any
+ * role but the built-in `admin` role, its admin members and whoever the app's Role `update`
+ * rules name), and anyone may remove themselves.
  */
 export async function requireEdgeWrite(
   s: CompileState,
@@ -86,13 +86,14 @@ export async function requireEdgeWrite(
   kind: 'addEdge' | 'updateEdge' | 'removeEdge',
 ): Promise<void> {
   if (s.access === 'admin') return;
-  if (relation.name === USER_ROLES) {
-    const userEnd = ends.targets[0] === USER ? 0 : 1;
-    const userId = ends.ids[userEnd];
-    const roleId = ends.ids[userEnd === 0 ? 1 : 0];
+  if (isMembership(relation)) {
+    const membership = membershipOf(s.app.app.model);
+    const roleEnd = ends.targets[0] === membership.roleType ? 0 : 1;
+    const roleId = ends.ids[roleEnd];
+    const userId = ends.ids[roleEnd === 0 ? 1 : 0];
     if (kind === 'removeEdge' && userId === s.binder.request.userId) return;
-    if (!(await holds(s, tx, s.app.type(ROLE), roleId, (row) => s.managesMembers(row)))) {
-      throw forbidden(`Only the app's admins and the admin members of a role manage its members`, USER_ROLES);
+    if (!(await holds(s, tx, s.app.type(membership.roleType), roleId, (row) => s.managesMembers(row)))) {
+      throw forbidden(`Only the app's admins and the admin members of a role manage its members`, relation.name);
     }
     return;
   }
@@ -104,14 +105,17 @@ export async function requireEdgeWrite(
   }
 }
 
-/** A role's creator becomes its admin member (when the app lets others than admin tokens create roles). */
-export async function enrolCreator(s: CompileState, tx: Transaction, roleId: string): Promise<void> {
+/**
+ * The creator of a row whose built-in type says so joins it (a role's creator becomes its
+ * admin member, when the app lets others than app admins create roles).
+ */
+export async function enrolCreator(s: CompileState, tx: Transaction, type: ModelType, id: string): Promise<void> {
+  const joins = builtinTraits(type)?.creatorJoins;
   const userId = s.binder.request.userId;
-  if (s.access === 'admin' || userId === undefined) return;
-  const relation = s.app.relation(USER_ROLES);
-  const storage = relation.storage;
+  if (!joins || s.access === 'admin' || userId === undefined) return;
+  const storage = s.app.relation(joins.relation).storage;
   if (storage.kind !== 'joinTable') return;
-  const userEnd = storage.targets[0] === USER ? 0 : 1;
-  const [userColumn, roleColumn] = [storage.columns[userEnd], storage.columns[userEnd === 0 ? 1 : 0]];
-  await tx.query(sql`INSERT INTO ${s.app.table(storage.table)} (${ident(userColumn)}, ${ident(roleColumn)}, "accessLevel") VALUES (${userId}::uuid, ${roleId}::uuid, 'admin') ON CONFLICT DO NOTHING`);
+  const ownEnd = storage.targets[0] === type.name ? 0 : 1;
+  const [ownColumn, userColumn] = [storage.columns[ownEnd], storage.columns[ownEnd === 0 ? 1 : 0]];
+  await tx.query(sql`INSERT INTO ${s.app.table(storage.table)} (${ident(userColumn)}, ${ident(ownColumn)}, "accessLevel") VALUES (${userId}::uuid, ${id}::uuid, ${joins.accessLevel}) ON CONFLICT DO NOTHING`);
 }

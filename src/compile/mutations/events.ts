@@ -14,7 +14,6 @@ import type { SqlFragment } from '../../sql/index.js';
 import type { Store, Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
-import type { WriteHooks, Writer } from './rows.js';
 
 /** The notification channel of row events, shared by every app of a database. */
 export const EVENTS_CHANNEL = 'tessera_events';
@@ -145,24 +144,4 @@ function noticeBodies(appId: string, events: readonly RowEvent[]): string[] {
   }
   flush();
   return bodies;
-}
-
-/**
- * Runs one mutation's writes in a transaction and, once it has committed, publishes its row
- * events — unless `hooks.eventsWanted` says nobody subscribes to the app. `s` is whose rules
- * the writes are checked against. A failure to publish does not fail the mutation, whose
- * writes are committed: it goes to `hooks.eventsLost`.
- */
-export async function writeTransaction<T>(store: Store, s: CompileState, hooks: WriteHooks, fn: (w: Writer) => Promise<T>): Promise<T> {
-  const events = new RowEvents();
-  // Asked before the transaction (the embedded store runs one statement at a time, and the
-  // answer is usually cached): a subscription that opens while the mutation runs may miss it.
-  const wanted = hooks.eventsWanted ? await hooks.eventsWanted() : true;
-  const result = await store.transaction(async (tx) => {
-    const answer = await fn({ app: s.app, tx, hooks, s, events });
-    if (wanted) await events.capture(tx, s.app);
-    return answer;
-  });
-  if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => hooks.eventsLost?.(err));
-  return result;
 }

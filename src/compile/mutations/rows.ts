@@ -3,47 +3,15 @@
 // wins over a nested create), list relations filled by nested creates.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { ROLE, USER, idColumn } from '../../model/index.js';
+import { fieldTraits, idColumn } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
-import type { Transaction } from '../../store/index.js';
-import type { AppContext } from '../context.js';
-import type { CompileState } from '../state.js';
 import { enrolCreator, requireExisting, requireLinkable, requireWrite } from './checks.js';
 import { rowJson } from './events.js';
-import type { RowEvents } from './events.js';
+import type { Writer } from './writer.js';
 import { decodeId } from '../ids.js';
 import { castOf, fieldIn } from '../values.js';
-
-export interface WriteHooks {
-  /** Hashes a password for storage (Argon2id). */
-  hashPassword(password: string): Promise<string>;
-  /** Whether `password` matches the stored hash; with no hash (unknown user) false, after as long. */
-  verifyPassword(stored: string | null, password: string): Promise<boolean>;
-  /** Whether a stored hash was made with weaker parameters than today's. */
-  needsRehash(stored: string): boolean;
-  /** A token for the user with this row uuid and stored password hash. */
-  issueToken(userId: string, passwordHash: string): Promise<string>;
-  /** Counts a login attempt for `username` from the caller's address; throws RATE_LIMITED over the limit. */
-  loginAttempt(username: string): Promise<void>;
-  /** A login for `username` succeeded. */
-  loginSucceeded(username: string): Promise<void>;
-  /** Row events of a committed mutation could not be published (subscribers miss them). */
-  eventsLost?(err: unknown): void;
-  /** Whether anyone may hear the app's row events; when false a mutation publishes none. */
-  eventsWanted?(): Promise<boolean>;
-}
-
-export interface Writer {
-  app: AppContext;
-  tx: Transaction;
-  hooks: WriteHooks;
-  /** The caller's compilation state: whose rules the writes are checked against. */
-  s: CompileState;
-  /** What the transaction changed, for subscribers (published as it commits). */
-  events: RowEvents;
-}
 
 type Input = Record<string, unknown>;
 
@@ -51,15 +19,10 @@ function isGiven(v: unknown): boolean {
   return v !== undefined;
 }
 
-/** The built-in `User.username`: unique ignoring case, stored NFC-normalised. */
-function isUsername(type: ModelType, field: ValueField): boolean {
-  return type.name === USER && field.builtin && field.name === 'username';
-}
-
 async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
   const what = `${type.name}.${field.name}`;
   if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
-  if (isUsername(type, field) && typeof v === 'string') {
+  if (fieldTraits(type, field).name && typeof v === 'string') {
     // One spelling per name: "é" typed precomposed or as e + accent is the same username.
     const name = v.normalize('NFC');
     if (name.trim().length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
@@ -68,7 +31,7 @@ async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unk
   if (field.writeOnly && typeof v === 'string') {
     if (v.length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
     fieldIn(w.app, field, v, what);
-    return sql`${await w.hooks.hashPassword(v)}::text`;
+    return sql`${await w.accounts.hashPassword(v)}::text`;
   }
   return sql`${fieldIn(w.app, field, v, what)}::${castOf(field)}`;
 }
@@ -201,7 +164,7 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
   const inserted = await w.tx.query<{ id: string }>(statement);
   newId = (inserted.rows[0] as { id: string }).id;
   w.events.record({ type: type.name, kind: 'create', id: newId });
-  if (type.name === ROLE) await enrolCreator(w.s, w.tx, newId);
+  await enrolCreator(w.s, w.tx, type, newId);
   for (const step of after) await step();
   // Checked on the row as written, its relations set; a refusal rolls everything back.
   await requireWrite(w.s, w.tx, type, newId, 'create', input);
@@ -227,8 +190,11 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
   const found = await w.tx.query(sql`SELECT id FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
   if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to ${w.app.names.mutation('update', type.name)}`);
   await requireExisting(w.s, w.tx, type, id, 'update', input);
-  if (w.s.access !== 'admin' && type.name === USER && input.password !== undefined) {
-    throw new TesseraError('FORBIDDEN', 'A password is reset with an admin token; users change theirs with changeUserPassword', { field: 'password' });
+  if (w.s.access !== 'admin') {
+    for (const field of type.fields) {
+      const only = fieldTraits(type, field).adminUpdateOnly;
+      if (only && input[field.name] !== undefined) throw new TesseraError('FORBIDDEN', only, { field: field.name });
+    }
   }
   const sets: SqlFragment[] = [sql`"modifiedAt" = now()`];
   for (const field of type.fields) {

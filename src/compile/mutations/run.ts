@@ -5,11 +5,10 @@ import { getNamedType } from 'graphql';
 import type { FieldNode } from 'graphql';
 import { roleOf } from '../../graphql/index.js';
 import { badInput, notFound } from '../../errors/index.js';
-import { USER, idColumn } from '../../model/index.js';
+import { builtinTraits, idColumn } from '../../model/index.js';
 import type { ModelType, Relation } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
-import type { Store } from '../../store/index.js';
 import { readArguments } from '../args.js';
 import { decodeId } from '../ids.js';
 import { fieldOf } from '../object.js';
@@ -20,21 +19,13 @@ import { requireEdgeWrite } from './checks.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
-import { writeTransaction } from './events.js';
+import { writeTransaction } from './writer.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin } from './user.js';
-import type { WriteHooks, Writer } from './rows.js';
+import type { Writer } from './writer.js';
+import type { MutationContext } from './context.js';
 
 type Input = Record<string, unknown>;
-
-export interface MutationContext {
-  store: Store;
-  hooks: WriteHooks;
-  /** Whether the caller holds an admin token. */
-  admin: boolean;
-  /** The logged-in user's row uuid, if any. */
-  userId?: string | undefined;
-}
 
 /** Runs the mutation field `nodes` and returns its payload as JSON text (or "null"). */
 export async function runMutation(s: CompileState, m: MutationContext, nodes: readonly FieldNode[]): Promise<string> {
@@ -71,7 +62,7 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
 /** Runs `write` in the mutation's transaction; constraint violations become coded errors. */
 async function written(s: CompileState, m: MutationContext, write: (w: Writer) => Promise<string>): Promise<string> {
   try {
-    return await writeTransaction(m.store, s, m.hooks, write);
+    return await writeTransaction(m.store, s, m.ports, write);
   } catch (err) {
     throw writeError(s.app, err);
   }
@@ -84,7 +75,8 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
   if (kind === 'update') await updateRow(w, type, id, input);
   const phase = kind === 'delete' ? 'before' : 'after';
   // Someone signing up reads the payload as the user they just became.
-  const view = kind === 'create' && type.name === USER && s.access === 'rules' ? asUser(s, id) : s;
+  const signUp = kind === 'create' && builtinTraits(type)?.signUp === true;
+  const view = signUp && s.access === 'rules' ? asUser(s, id) : s;
   const parts: PayloadPart[] = [];
   for (const selection of payloadFields(view, payloadType, nodes)) {
     const { key, group, role } = selection;
@@ -92,7 +84,7 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
     if (common) parts.push(common);
     else if (role?.kind === 'changedRow') parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
     else if (role?.kind === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
-    else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(await userToken(w, id)) });
+    else if (role?.kind === 'token' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.issueToken(id, await storedPassword(w, type, id))) });
     else throw unknownPayloadField(payloadType, selection);
   }
   const read = new Map<string, string>();
@@ -105,10 +97,10 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
   return assemble(parts, read);
 }
 
-/** A token for a user just created (createUser's `token`). */
-async function userToken(w: Writer, id: string): Promise<string> {
-  const { rows } = await w.tx.query<{ password: string }>(sql`SELECT password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid`);
-  return w.hooks.issueToken(id, (rows[0] as { password: string }).password);
+/** The stored password hash of a user just created (for createUser's `token` and `refreshToken`). */
+async function storedPassword(w: Writer, type: ModelType, id: string): Promise<string> {
+  const { rows } = await w.tx.query<{ password: string }>(sql`SELECT password FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid`);
+  return (rows[0] as { password: string }).password;
 }
 
 interface EdgeEnds {

@@ -1,10 +1,12 @@
-// The built-in User's own mutations: `loginUser` checks a username and password and issues a
-// token; `changeUserPassword` needs the old password. Both fail alike whether the user exists
-// or not, and take about as long (a hash is verified either way).
+// The accounts' own mutations, their SQL and payloads (the rules are the accounts stage's,
+// called through its ports): `loginUser` checks a username and password and issues a token;
+// `changeUserPassword` needs the old password. Both fail alike whether the user exists or not,
+// and take about as long (a hash is verified either way).
 
 import type { FieldNode } from 'graphql';
 import { badInput, unauthenticated } from '../../errors/index.js';
-import { USER } from '../../model/index.js';
+import { accountType } from '../../model/index.js';
+import type { ModelType } from '../../model/index.js';
 import { sql } from '../../sql/index.js';
 import { decodeId } from '../ids.js';
 import { Binder } from '../params.js';
@@ -13,9 +15,9 @@ import { checkText } from '../values.js';
 import { writeError } from './errors.js';
 import { assemble, commonPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
-import { writeTransaction } from './events.js';
-import type { Writer } from './rows.js';
-import type { MutationContext } from './run.js';
+import { writeTransaction } from './writer.js';
+import type { Writer } from './writer.js';
+import type { MutationContext } from './context.js';
 
 type Input = Record<string, unknown>;
 
@@ -26,8 +28,13 @@ interface StoredUser {
   password: string;
 }
 
+/** The app's account type (`User`). */
+function accounts(s: CompileState): ModelType {
+  return accountType(s.app.app.model);
+}
+
 async function userByName(w: Writer, username: string): Promise<StoredUser | undefined> {
-  const table = w.app.table(USER);
+  const table = w.app.table(accounts(w.s).table);
   const { rows } = await w.tx.query<StoredUser>(sql`SELECT id, password FROM ${table} WHERE lower(username) = lower(${username.normalize('NFC')}) FOR UPDATE`);
   return rows[0];
 }
@@ -45,18 +52,19 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
   const username = checkText(String(input.username ?? ''), 'input.username', undefined);
   const password = checkText(String(input.password ?? ''), 'input.password', undefined);
   // Counted before the password is checked, so parallel attempts cannot slip past the limit.
-  await m.hooks.loginAttempt(username);
+  await m.ports.accounts.loginAttempt(username);
   try {
-    const answer = await writeTransaction(m.store, s, m.hooks, async (w) => {
+    const answer = await writeTransaction(m.store, s, m.ports, async (w) => {
       const tx = w.tx;
       const user = await userByName(w, username);
-      const ok = await m.hooks.verifyPassword(user?.password ?? null, password);
+      const ok = await m.ports.accounts.verifyPassword(user?.password ?? null, password);
       if (!user || !ok) throw unauthenticated(WRONG);
       let stored = user.password;
-      if (m.hooks.needsRehash(stored)) stored = await m.hooks.hashPassword(password);
-      await tx.query(sql`UPDATE ${w.app.table(USER)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
-      w.events.record({ type: USER, kind: 'login', id: user.id });
-      const token = await m.hooks.issueToken(user.id, stored);
+      if (m.ports.accounts.needsRehash(stored)) stored = await m.ports.accounts.hashPassword(password);
+      const type = accounts(s);
+      await tx.query(sql`UPDATE ${w.app.table(type.table)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
+      w.events.record({ type: type.name, kind: 'login', id: user.id });
+      const token = await w.accounts.issueToken(user.id, stored);
       const view = asUser(s, user.id);
       const parts: PayloadPart[] = [];
       for (const selection of payloadFields(view, payloadType, nodes)) {
@@ -64,14 +72,14 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
         const common = commonPart(view, payloadType, selection, input.clientMutationId);
         if (common) parts.push(common);
         else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(token) });
-        else if (role?.kind === 'loggedInUser') parts.push({ key, phase: 'after', json: rowPart(view, USER, user.id, group) });
+        else if (role?.kind === 'loggedInUser') parts.push({ key, phase: 'after', json: rowPart(view, type.name, user.id, group) });
         else throw unknownPayloadField(payloadType, selection);
       }
       const read = new Map<string, string>();
       await readPhase(view, tx, parts, 'after', read);
       return assemble(parts, read);
     });
-    await m.hooks.loginSucceeded(username);
+    await m.ports.accounts.loginSucceeded(username);
     return answer;
   } catch (err) {
     throw writeError(s.app, err);
@@ -80,7 +88,8 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
 
 /** `callerId` is the logged-in user (undefined for an admin token, which may change anyone's). */
 export async function runChangePassword(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[], callerId: string | undefined, admin: boolean): Promise<string> {
-  const id = decodeId(String(input.id), USER, 'input.id');
+  const type = accounts(s);
+  const id = decodeId(String(input.id), type.name, 'input.id');
   const newPassword = String(input.newPassword ?? '');
   if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
   const oldPassword = checkText(String(input.oldPassword ?? ''), 'input.oldPassword', undefined);
@@ -91,31 +100,31 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
   // checked. Another's id counts under that id, looked up nowhere.
   const username = mine ? await usernameOf(s, m, id) : undefined;
   const key = username ?? `id:${id}`;
-  await m.hooks.loginAttempt(key);
+  await m.ports.accounts.loginAttempt(key);
   try {
-    const answer = await writeTransaction(m.store, s, m.hooks, async (w) => {
+    const answer = await writeTransaction(m.store, s, m.ports, async (w) => {
       const tx = w.tx;
-      const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(USER)} WHERE id = ${id}::uuid FOR UPDATE`);
+      const { rows } = await tx.query<StoredUser>(sql`SELECT id, password FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
       const user = rows[0];
-      const ok = await m.hooks.verifyPassword(mine ? (user?.password ?? null) : null, oldPassword);
+      const ok = await m.ports.accounts.verifyPassword(mine ? (user?.password ?? null) : null, oldPassword);
       if (!user || !ok) throw unauthenticated('Wrong password');
-      const stored = await m.hooks.hashPassword(newPassword);
-      await tx.query(sql`UPDATE ${w.app.table(USER)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
-      w.events.record({ type: USER, kind: 'update', id });
+      const stored = await m.ports.accounts.hashPassword(newPassword);
+      await tx.query(sql`UPDATE ${w.app.table(type.table)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
+      w.events.record({ type: type.name, kind: 'update', id });
       const view = admin ? s : asUser(s, id);
       const parts: PayloadPart[] = [];
       for (const selection of payloadFields(view, payloadType, nodes)) {
         const { key, group, role } = selection;
         const common = commonPart(view, payloadType, selection, input.clientMutationId);
         if (common) parts.push(common);
-        else if (role?.kind === 'changedRow') parts.push({ key, phase: 'after', json: rowPart(view, USER, id, group) });
+        else if (role?.kind === 'changedRow') parts.push({ key, phase: 'after', json: rowPart(view, type.name, id, group) });
         else throw unknownPayloadField(payloadType, selection);
       }
       const read = new Map<string, string>();
       await readPhase(view, tx, parts, 'after', read);
       return assemble(parts, read);
     });
-    await m.hooks.loginSucceeded(key);
+    await m.ports.accounts.loginSucceeded(key);
     return answer;
   } catch (err) {
     throw writeError(s.app, err);
@@ -124,6 +133,7 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
 
 /** The username of the user `id`, read before the transaction (the throttle's key). */
 async function usernameOf(s: CompileState, m: MutationContext, id: string): Promise<string | undefined> {
-  const { rows } = await m.store.query<{ username: string }>(sql`SELECT username FROM ${s.app.table(USER)} WHERE id = ${id}::uuid`);
+  const { rows } = await m.store.query<{ username: string }>(sql`SELECT username FROM ${s.app.table(accounts(s).table)} WHERE id = ${id}::uuid`);
   return rows[0]?.username;
 }
+

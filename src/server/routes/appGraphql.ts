@@ -5,13 +5,13 @@
 // Fastify to those parts.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginThrottle } from '../../auth/index.js';
-import { publicKeySet } from '../../auth/index.js';
+import type { LoginThrottle } from '../../accounts/index.js';
+import { publicKeySet } from '../../accounts/index.js';
 import { executeOperation } from '../../compile/index.js';
 import { isTesseraError, notFound } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
 import type { AppRegistry } from '../appRegistry.js';
-import { unknownApp, writeHooks } from '../appPorts.js';
+import { mutationPorts, unknownApp } from '../appPorts.js';
 import { callerLabel, callerOf } from '../callers.js';
 import type { Caller } from '../callers.js';
 import type { AnsweredOperation } from '../traffic.js';
@@ -87,13 +87,13 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
             app: context,
             store: options.store,
             // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-            hooks: writeHooks(live, throttle, request.ip, request.log, options.directory),
+            ports: mutationPorts(live, throttle, request.ip, request.log, options.directory),
             admin: caller.kind === 'admin',
             userId: caller.kind === 'user' ? caller.userId : undefined,
           }),
       },
     );
-    if (answered) log(answered.note, answered.seconds, response.status, callerLabel(caller));
+    if (answered) log(answered.note, answered.seconds, response.status, callerLabel(live, caller));
     return reply.code(response.status).headers(response.headers).send(response.body);
   };
   // GET also takes WebSocket upgrades (the upgrade itself is @fastify/websocket's); every other

@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import type { LoginThrottle } from '../../auth/index.js';
+import type { LoginThrottle } from '../../accounts/index.js';
 import { executeOperation, planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
 import type { ErrorCode } from '../../errors/index.js';
@@ -28,7 +28,7 @@ import type { OperationNote } from '../graphqlOverHttp.js';
 import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
 import type { PersistedQueries } from '../persisted.js';
-import { unknownApp, writeHooks } from '../appPorts.js';
+import { mutationPorts, unknownApp } from '../appPorts.js';
 import { errorBody } from '../clientErrors.js';
 import { traceOperation } from '../tracing.js';
 
@@ -195,7 +195,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
         const note = noteOf(outcome, payload.operationName ?? undefined);
         describe(note);
         const live = await options.registry.get(appId);
-        if (live) options.onOperation?.({ ...note, ...callerLabel(connection.caller), appId: live.id, transport: 'websocket', seconds: (performance.now() - started) / 1000, requestId });
+        if (live) options.onOperation?.({ ...note, ...callerLabel(live, connection.caller), appId: live.id, transport: 'websocket', seconds: (performance.now() - started) / 1000, requestId });
         return outcome;
       });
     },
@@ -259,7 +259,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      hooks: writeHooks(live, options.throttle, connection.address, app.log, options.directory),
+      ports: mutationPorts(live, options.throttle, connection.address, app.log, options.directory),
       document,
       query: payload.query,
       operationName,

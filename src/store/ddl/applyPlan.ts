@@ -2,9 +2,9 @@
 // becomes DDL, in the plan's order. A new app also gets its schema and the built-in admin role.
 
 import { isTesseraError } from '../../errors/index.js';
-import { ADMIN_ROLE } from '../../model/index.js';
+import { builtinTraits } from '../../model/index.js';
 import type { MigrationPlan, MigrationStep } from '../../model/index.js';
-import { ident, sql } from '../../sql/index.js';
+import { ident, join, sql } from '../../sql/index.js';
 import { appSchemaName } from '../catalog/appIds.js';
 import type { Transaction } from '../types.js';
 import { alterFieldType } from './alterFieldType.js';
@@ -95,7 +95,12 @@ export async function applyPlan(tx: Transaction, appId: string, plan: MigrationP
       throw new Error(`Migration step "${description}" failed: ${message}`, { cause: err });
     }
   }
-  if (plan.from === null && plan.to.types.some((t) => t.name === 'Role' && t.builtin)) {
-    await tx.query(sql`INSERT INTO ${tableRef(ctx, 'Role')} (name) VALUES (${ADMIN_ROLE})`);
+  // A new app starts with the rows its built-in types seed (the `admin` role).
+  if (plan.from !== null) return;
+  for (const type of plan.to.types) {
+    for (const row of builtinTraits(type)?.seed ?? []) {
+      const columns = Object.keys(row);
+      await tx.query(sql`INSERT INTO ${tableRef(ctx, type.table)} (${join(columns.map((c) => ident(c)))}) VALUES (${join(columns.map((c) => sql`${row[c]}`))})`);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // How a value field is stored: its column type, default, NOT NULL, enum check and indexes.
 // Scalars map to native types; JSON, embedded values and every list are jsonb.
 
+import { fieldTraits } from '../../model/index.js';
 import type { AppModel, ModelType, ScalarName, ValueField } from '../../model/index.js';
 import { ident, join, literal, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -95,10 +96,10 @@ export function columnDefinition(model: AppModel, table: string, field: ValueFie
   return join(parts, sql` `);
 }
 
-/** The built-in `User.username` is unique ignoring case. */
+/** A name (the built-in `User.username`) is unique ignoring case. */
 function uniqueTarget(type: ModelType | undefined, field: ValueField): SqlFragment {
   const column = ident(field.column);
-  return type?.builtin && type.name === 'User' && field.name === 'username' ? sql`lower(${column})` : column;
+  return type && fieldTraits(type, field).name ? sql`lower(${column})` : column;
 }
 
 export function createIndex(ctx: DdlContext, table: string, field: ValueField): SqlFragment {

@@ -4,7 +4,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, base64url } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { publicKeySet, signUserToken, verifyUserToken } from '../../src/auth/index.js';
+import { publicKeySet, signUserToken, verifyUserToken } from '../../src/accounts/index.js';
 import type { SigningKeyRow } from '../../src/store/index.js';
 
 function key(retired = false, createdAt = new Date()): SigningKeyRow {

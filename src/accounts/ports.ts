@@ -1,0 +1,59 @@
+// What the mutations of an app need from the accounts stage, bound to one app and one caller's
+// address: hashing and checking passwords (a decoy hash for unknown users, so both failures
+// take as long), counting login attempts, issuing tokens. The compiler calls these and knows
+// nothing of how they work.
+
+import type { AppModel, AppSettings } from '../model/index.js';
+import { accountType, encodeId } from '../model/index.js';
+import type { SigningKeyRow } from '../store/index.js';
+import { decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPassword } from './password.js';
+import type { LoginThrottle } from './throttle.js';
+import { signUserToken } from './tokens.js';
+
+export interface AccountPorts {
+  /** Hashes a password for storage (Argon2id). */
+  hashPassword(password: string): Promise<string>;
+  /** Whether `password` matches the stored hash; with no hash (unknown user) false, after as long. */
+  verifyPassword(stored: string | null, password: string): Promise<boolean>;
+  /** Whether a stored hash was made with weaker parameters than today's. */
+  needsRehash(stored: string): boolean;
+  /** A token for the user with this row uuid and stored password hash. */
+  issueToken(userId: string, passwordHash: string): Promise<string>;
+  /** Counts a login attempt under `key` (a username) from the caller's address; RATE_LIMITED over the limit. */
+  loginAttempt(key: string): Promise<void>;
+  /** The attempt under `key` succeeded. */
+  loginSucceeded(key: string): Promise<void>;
+}
+
+/** The parts of a loaded app the accounts stage works with. */
+export interface AccountApp {
+  id: string;
+  /** The app's signing keys, newest first (retired ones still verify). */
+  keys: readonly SigningKeyRow[];
+  model: AppModel;
+  settings: AppSettings;
+}
+
+/** The ports of `app` for a caller at `address`. */
+export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string): AccountPorts {
+  return {
+    loginAttempt: (key) => throttle.attempt(app.id, key, address),
+    loginSucceeded: (key) => throttle.succeeded(app.id, key, address),
+    hashPassword,
+    needsRehash,
+    async verifyPassword(stored, password) {
+      if (stored === null) {
+        await verifyPassword(await decoyHash(), password);
+        return false;
+      }
+      return verifyPassword(stored, password);
+    },
+    issueToken: (userId, passwordHash) =>
+      signUserToken(app.keys, {
+        appId: app.id,
+        userId: encodeId(accountType(app.model).name, userId),
+        lifetimeSeconds: app.settings.tokenLifetimeSeconds,
+        passwordFingerprint: passwordFingerprint(passwordHash),
+      }),
+  };
+}

@@ -1,0 +1,53 @@
+// The writer a mutation's writes go through: its transaction, whose rules they are checked
+// against, the accounts stage's ports, and the row events it records; and the transaction that
+// publishes those events once it has committed.
+
+import type { AccountPorts } from '../../accounts/index.js';
+import type { Store, Transaction } from '../../store/index.js';
+import type { AppContext } from '../context.js';
+import type { CompileState } from '../state.js';
+import { RowEvents } from './events.js';
+
+/** Who hears a mutation's row events. */
+export interface EventPorts {
+  /** Row events of a committed mutation could not be published (subscribers miss them). */
+  lost?(err: unknown): void;
+  /** Whether anyone may hear the app's row events; when false a mutation publishes none. */
+  wanted?(): Promise<boolean>;
+}
+
+/** What mutations need from the rest of the server, bound to one app and caller. */
+export interface MutationPorts {
+  accounts: AccountPorts;
+  events: EventPorts;
+}
+
+export interface Writer {
+  app: AppContext;
+  tx: Transaction;
+  accounts: AccountPorts;
+  /** The caller's compilation state: whose rules the writes are checked against. */
+  s: CompileState;
+  /** What the transaction changed, for subscribers (published as it commits). */
+  events: RowEvents;
+}
+
+/**
+ * Runs one mutation's writes in a transaction and, once it has committed, publishes its row
+ * events — unless `ports.events.wanted` says nobody subscribes to the app. `s` is whose rules
+ * the writes are checked against. A failure to publish does not fail the mutation, whose
+ * writes are committed: it goes to `ports.events.lost`.
+ */
+export async function writeTransaction<T>(store: Store, s: CompileState, ports: MutationPorts, fn: (w: Writer) => Promise<T>): Promise<T> {
+  const events = new RowEvents();
+  // Asked before the transaction (the embedded store runs one statement at a time, and the
+  // answer is usually cached): a subscription that opens while the mutation runs may miss it.
+  const wanted = ports.events.wanted ? await ports.events.wanted() : true;
+  const result = await store.transaction(async (tx) => {
+    const answer = await fn({ app: s.app, tx, accounts: ports.accounts, s, events });
+    if (wanted) await events.capture(tx, s.app);
+    return answer;
+  });
+  if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => ports.events.lost?.(err));
+  return result;
+}
