@@ -18,9 +18,14 @@ export async function tokenUser(store: Store, app: AccountApp, token: string): P
   const type = accountType(app.model);
   const subject = decodeAnyId(claims.sub);
   if (subject?.type !== type.name) throw unauthenticated(TOKEN_REFUSED);
-  const { rows } = await store.query<{ password: string }>(sql`SELECT password FROM ${ident(appSchemaName(app.id), type.table)} WHERE id = ${subject.uuid}::uuid`);
-  const stored = rows[0]?.password;
-  if (stored === undefined || passwordFingerprint(stored) !== claims.pwf) throw unauthenticated(TOKEN_REFUSED);
+  // One statement: the user's password (a new one ends the tokens issued before) and token
+  // generation (raised when every session of the user is ended).
+  const { rows } = await store.query<{ password: string; generation: number | null }>(sql`
+    SELECT u.password, g.generation FROM ${ident(appSchemaName(app.id), type.table)} u
+      LEFT JOIN tessera.user_generations g ON g.app_id = ${app.id} AND g.user_id = u.id
+     WHERE u.id = ${subject.uuid}::uuid`);
+  const row = rows[0];
+  if (row === undefined || passwordFingerprint(row.password) !== claims.pwf || (row.generation ?? 0) !== claims.gen) throw unauthenticated(TOKEN_REFUSED);
   return subject.uuid;
 }
 

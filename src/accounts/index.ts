@@ -9,3 +9,5 @@ export type { LoginLimit, LoginLimits } from './throttle.js';
 export { TOKEN_REFUSED, tokenUser, userApiId } from './callers.js';
 export { accountPorts } from './ports.js';
 export type { AccountApp, AccountPorts } from './ports.js';
+export { REFRESH_REFUSED, REFRESH_TOKEN_PREFIX, pruneSessionsHourly } from './sessions.js';
+export type { Rotation } from './sessions.js';

@@ -5,8 +5,10 @@
 
 import type { AppModel, AppSettings } from '../model/index.js';
 import { accountType, encodeId } from '../model/index.js';
-import type { SigningKeyRow } from '../store/index.js';
+import type { Queryable, SigningKeyRow } from '../store/index.js';
 import { decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPassword } from './password.js';
+import { currentGeneration, endAllSessions, endSession, rotateSession, startSession } from './sessions.js';
+import type { Ended, Rotation } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
 import { signUserToken } from './tokens.js';
 
@@ -17,12 +19,24 @@ export interface AccountPorts {
   verifyPassword(stored: string | null, password: string): Promise<boolean>;
   /** Whether a stored hash was made with weaker parameters than today's. */
   needsRehash(stored: string): boolean;
-  /** A token for the user with this row uuid and stored password hash. */
-  issueToken(userId: string, passwordHash: string): Promise<string>;
+  /** An access token for the user with this row uuid and stored password hash. */
+  issueToken(q: Queryable, userId: string, passwordHash: string): Promise<string>;
+  /** Starts a session for the user: its refresh token. */
+  startSession(q: Queryable, userId: string, passwordHash: string): Promise<string>;
+  /** Rotates the session of a refresh token (a refusal that revoked a family must be committed). */
+  rotateSession(q: Queryable, refreshToken: string): Promise<Rotation>;
+  /** Ends the session of a refresh token. */
+  endSession(q: Queryable, refreshToken: string): Promise<Ended>;
+  /** Ends every session of a user and the access tokens issued before. */
+  endAllSessions(q: Queryable, userId: string): Promise<number>;
   /** Counts a login attempt under `key` (a username) from the caller's address; RATE_LIMITED over the limit. */
   loginAttempt(key: string): Promise<void>;
   /** The attempt under `key` succeeded. */
   loginSucceeded(key: string): Promise<void>;
+  /** Counts an attempt that names no account (a refresh) from the caller's address. */
+  addressAttempt(): Promise<void>;
+  /** That attempt succeeded. */
+  addressSucceeded(): Promise<void>;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
@@ -39,6 +53,8 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
   return {
     loginAttempt: (key) => throttle.attempt(app.id, key, address),
     loginSucceeded: (key) => throttle.succeeded(app.id, key, address),
+    addressAttempt: () => throttle.addressAttempt(app.id, address),
+    addressSucceeded: () => throttle.addressSucceeded(app.id, address),
     hashPassword,
     needsRehash,
     async verifyPassword(stored, password) {
@@ -48,12 +64,17 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
       }
       return verifyPassword(stored, password);
     },
-    issueToken: (userId, passwordHash) =>
+    issueToken: async (q, userId, passwordHash) =>
       signUserToken(app.keys, {
         appId: app.id,
         userId: encodeId(accountType(app.model).name, userId),
         lifetimeSeconds: app.settings.tokenLifetimeSeconds,
         passwordFingerprint: passwordFingerprint(passwordHash),
+        generation: await currentGeneration(q, app, userId),
       }),
+    startSession: (q, userId, passwordHash) => startSession(q, app, userId, passwordHash),
+    rotateSession: (q, refreshToken) => rotateSession(q, app, refreshToken),
+    endSession: (q, refreshToken) => endSession(q, app, refreshToken),
+    endAllSessions: (q, userId) => endAllSessions(q, app, userId),
   };
 }

@@ -98,6 +98,24 @@ export class LoginThrottle {
   }
 
   /**
+   * Counts an attempt that names no account (presenting a refresh token) under the address
+   * alone; RATE_LIMITED over the address's limit.
+   */
+  async addressAttempt(appId: string, address: string): Promise<void> {
+    try {
+      await this.#perAddress.consume(`${appId}:${address}`, 1);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw throttled(err);
+      throw err;
+    }
+  }
+
+  /** The address's attempt succeeded: its point comes back. */
+  async addressSucceeded(appId: string, address: string): Promise<void> {
+    await this.#perAddress.reward(`${appId}:${address}`, 1);
+  }
+
+  /**
    * A successful login: the failures from this address are forgotten (the limit counts
    * consecutive ones), and the attempt's points come back to the address and the username —
    * the username's other failures stay, so a guesser gains nothing from the owner logging in.

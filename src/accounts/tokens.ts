@@ -17,6 +17,8 @@ export interface TokenClaims {
   sub: string;
   /** The fingerprint of the user's password hash when the token was issued. */
   pwf: string;
+  /** The user's token generation when the token was issued (raised when every session ends). */
+  gen: number;
   /** The app id. */
   aud: string;
   iat: number;
@@ -32,11 +34,13 @@ function signingKey(keys: readonly SigningKeyRow[]): SigningKeyRow {
 
 export async function signUserToken(
   keys: readonly SigningKeyRow[],
-  claims: { appId: string; userId: string; lifetimeSeconds: number; passwordFingerprint?: string; now?: number },
+  claims: { appId: string; userId: string; lifetimeSeconds: number; passwordFingerprint?: string; generation?: number; now?: number },
 ): Promise<string> {
   const key = signingKey(keys);
   const now = Math.floor((claims.now ?? Date.now()) / 1000);
-  return new SignJWT({ pwf: claims.passwordFingerprint ?? '' })
+  // A generation of 0 (every user's until their sessions are ended) is left out.
+  const generation = claims.generation ? { gen: claims.generation } : {};
+  return new SignJWT({ pwf: claims.passwordFingerprint ?? '', ...generation })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setSubject(claims.userId)
     .setAudience(claims.appId)
@@ -63,7 +67,8 @@ export async function verifyUserToken(keys: readonly SigningKeyRow[], appId: str
       ...(now === undefined ? {} : { currentDate: new Date(now) }),
     });
     if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') throw refused();
-    return { sub: payload.sub, pwf: typeof payload.pwf === 'string' ? payload.pwf : '', aud: appId, iat: payload.iat, exp: payload.exp };
+    const gen = typeof payload.gen === 'number' && Number.isSafeInteger(payload.gen) ? payload.gen : 0;
+    return { sub: payload.sub, pwf: typeof payload.pwf === 'string' ? payload.pwf : '', gen, aud: appId, iat: payload.iat, exp: payload.exp };
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) throw refused(err instanceof errors.JWTExpired);
     throw err;

@@ -6,6 +6,7 @@ import type { AppSettings } from '../model/index.js';
 
 const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean' | '[String!]'; description: string; nullable?: true }>> = {
   tokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of user tokens issued by loginUser/createUser, in seconds.' },
+  refreshTokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of a refresh token, in seconds: a session not refreshed for this long ends.' },
   defaultPageSize: { type: 'Int', description: 'Page size when a query gives neither first nor last.' },
   maxPageSize: { type: 'Int', description: 'Largest first/last a query may ask for.' },
   maxDepth: { type: 'Int', description: 'Deepest selection nesting a query may have.' },

@@ -1,6 +1,6 @@
 // The cost of users and rules: login throughput next to the bare Argon2id hash rate on the
-// same machine, and a first page read under a RELATION rule next to the same read of a type
-// everyone may read, on PostgreSQL through the real server.
+// same machine, refresh-token rotation next to login, and a first page read under a RELATION
+// rule next to the same read of a type everyone may read, on PostgreSQL through the real server.
 
 import { hashPassword } from '../accounts/index.js';
 import { appSchemaName } from '../store/index.js';
@@ -48,9 +48,12 @@ export async function authSection(): Promise<void> {
     const appId = String((created.data?.createApp?.app as { id: string }).id);
     const url = `${server.base}/graphql/${appId}`;
     const tokens: string[] = [];
+    /** Each user's session, free for the next refresh (a session refreshes one request at a time). */
+    const sessions: string[] = [];
     for (let i = 0; i < USERS; i++) {
-      const reply = (await postJson(url, '', 'mutation($i: CreateUserInput!) { createUser(input: $i) { token } }', { i: { username: `user${i}`, password: 'correct horse battery staple' } })) as Json;
+      const reply = (await postJson(url, '', 'mutation($i: CreateUserInput!) { createUser(input: $i) { token refreshToken } }', { i: { username: `user${i}`, password: 'correct horse battery staple' } })) as Json;
       tokens.push(String(reply.data?.createUser?.token));
+      sessions.push(String(reply.data?.createUser?.refreshToken));
     }
     const pool = directPool(db.url, 2);
     try {
@@ -72,7 +75,21 @@ export async function authSection(): Promise<void> {
       const r = await reply;
       if (r.status !== 200 || r.text.includes('"errors"')) throw new Error(`unexpected reply ${r.status} ${r.text.slice(0, 300)}`);
     };
-    row('loginUser over HTTP, 4 in flight', await load((i) => check(post(url, '', loginBody(i))), { concurrency: 4, ms: SECONDS * 1000 }));
+    const logins = await load((i) => check(post(url, '', loginBody(i))), { concurrency: 4, ms: SECONDS * 1000 });
+    row('loginUser over HTTP, 4 in flight', logins);
+
+    const refreshQuery = 'mutation($i: RefreshUserTokenInput!) { refreshUserToken(input: $i) { token refreshToken } }';
+    const rotate = async () => {
+      const refreshToken = sessions.shift();
+      if (refreshToken === undefined) throw new Error('no free session');
+      const r = await post(url, '', JSON.stringify({ query: refreshQuery, variables: { i: { refreshToken } } }));
+      const next = (JSON.parse(r.text) as Json).data?.refreshUserToken?.refreshToken;
+      if (r.status !== 200 || typeof next !== 'string') throw new Error(`unexpected reply ${r.status} ${r.text.slice(0, 300)}`);
+      sessions.push(next);
+    };
+    const refreshes = await load(rotate, { concurrency: 16, ms: SECONDS * 1000 });
+    row('refreshUserToken (rotation) over HTTP, 16 in flight', refreshes);
+    console.log(`refreshUserToken / loginUser: ${(refreshes.opsPerSec / logins.opsPerSec).toFixed(1)}`);
 
     const page = (field: string) => JSON.stringify({ query: `{ viewer { ${field}(first: 20) { edges { node { id title } } } } }` });
     const open = await load((i) => check(post(url, tokens[i % USERS] as string, page('allOpens'))), { concurrency: 16, ms: SECONDS * 1000 });

@@ -35,6 +35,7 @@ function payloadType(reg: TypeRegistry, typeName: string, verb: Verb): GraphQLOb
         };
         if (verb === 'create' && builtinTraits(reg.modelType(typeName))?.signUp) {
           fields.token = withRole({ type: GraphQLString, description: 'A token for the new user, to send as `Authorization: Bearer <token>`.' }, { kind: 'token' });
+          fields.refreshToken = withRole({ type: GraphQLString, description: "The new user's session: give it to refreshUserToken for a new token." }, { kind: 'refreshToken' });
         }
         return fields;
       },

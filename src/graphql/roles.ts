@@ -17,6 +17,8 @@ export type FieldRole =
   | { kind: 'create' | 'update' | 'delete'; type: string }
   | { kind: 'login' }
   | { kind: 'changePassword' }
+  | { kind: 'refresh' }
+  | { kind: 'logout' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
@@ -28,6 +30,8 @@ export type FieldRole =
   | { kind: 'payloadViewer' }
   | { kind: 'clientMutationId' }
   | { kind: 'token' }
+  | { kind: 'refreshToken' }
+  | { kind: 'endedSessions' }
   | { kind: 'loggedInUser' }
   // Subscription payloads
   | { kind: 'eventMutation' }

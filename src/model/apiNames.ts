@@ -36,12 +36,16 @@ export const API_TYPE_NAMES: readonly string[] = [
   'LoginUserPayload',
   'ChangeUserPasswordInput',
   'ChangeUserPasswordPayload',
+  'RefreshUserTokenInput',
+  'RefreshUserTokenPayload',
+  'LogoutUserInput',
+  'LogoutUserPayload',
 ];
 
 /** Root mutation fields every app has. */
-const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword'] as const;
+const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser'] as const;
 /** Fields every row mutation payload has beside `changedX`. */
-const PAYLOAD_FIELDS = ['changedEdge', 'viewer', 'clientMutationId', 'token'] as const;
+const PAYLOAD_FIELDS = ['changedEdge', 'viewer', 'clientMutationId', 'token', 'refreshToken'] as const;
 
 const TYPE_SUFFIXES = [
   'Connection',

@@ -4,6 +4,8 @@
 export interface AppSettings {
   /** Lifetime of user tokens issued by `loginUser`/`createUser`. */
   tokenLifetimeSeconds: number;
+  /** Lifetime of a refresh token: a session unused this long ends. Each refresh starts it again. */
+  refreshTokenLifetimeSeconds: number;
   defaultPageSize: number;
   maxPageSize: number;
   maxDepth: number;
@@ -24,6 +26,7 @@ export interface AppSettings {
 
 export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
   tokenLifetimeSeconds: 15 * 24 * 3600,
+  refreshTokenLifetimeSeconds: 30 * 24 * 3600,
   defaultPageSize: 100,
   maxPageSize: 1000,
   maxDepth: 15,
@@ -61,6 +64,7 @@ export function corsOriginProblem(value: string): string | undefined {
 /** Bounds each numeric setting may take; out-of-range input is refused, not clamped. */
 export const SETTING_BOUNDS: Readonly<Record<string, readonly [number, number]>> = Object.freeze({
   tokenLifetimeSeconds: [60, 365 * 24 * 3600],
+  refreshTokenLifetimeSeconds: [300, 365 * 24 * 3600],
   defaultPageSize: [1, 10_000],
   maxPageSize: [1, 10_000],
   maxDepth: [1, 100],

@@ -21,7 +21,7 @@ import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
-import { LoginThrottle } from '../accounts/index.js';
+import { LoginThrottle, pruneSessionsHourly } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
@@ -136,6 +136,11 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', async () => traffic.stop());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic) });
   const throttle = new LoginThrottle(store, options.loginLimits);
+  let stopPruning: (() => void) | undefined;
+  app.addHook('onReady', async () => {
+    stopPruning = pruneSessionsHourly(store, (err) => app.log.warn({ err }, 'expired sessions not pruned'));
+  });
+  app.addHook('onClose', async () => stopPruning?.());
   const directory = new SubscriberDirectory(store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();

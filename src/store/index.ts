@@ -23,6 +23,8 @@ export type { TrustedDocumentSet } from './catalog/trustedDocuments.js';
 export { TRAFFIC_BUCKETS_MS, addTraffic, pruneTraffic, trafficSince } from './catalog/traffic.js';
 export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
+export { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from './catalog/sessions.js';
+export type { RefreshTokenRow } from './catalog/sessions.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

@@ -245,13 +245,21 @@ describe('names clients rely on', () => {
     expect(fieldNames(blog, 'DeletePostInput')).toEqual(['clientMutationId', 'id']);
     expect(fieldNames(blog, 'CreatePostPayload')).toEqual(['changedEdge', 'changedPost', 'clientMutationId', 'viewer']);
     expect(fieldType(blog, 'CreateUserPayload.token')).toBe('String');
+    expect(fieldType(blog, 'CreateUserPayload.refreshToken')).toBe('String');
     expect(fieldType(blog, 'UpdateUserPayload.token')).toBeUndefined();
+    expect(fieldType(blog, 'UpdateUserPayload.refreshToken')).toBeUndefined();
     const mutations = blog.getMutationType()?.getFields() ?? {};
     expect(String(mutations.loginUser?.type)).toBe('LoginUserPayload');
     expect(Object.keys((blog.getType('LoginUserInput') as GraphQLInputObjectType).getFields())).toEqual(['username', 'password', 'clientMutationId']);
-    expect(Object.keys((blog.getType('LoginUserPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'user', 'viewer', 'clientMutationId']);
+    expect(Object.keys((blog.getType('LoginUserPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'refreshToken', 'user', 'viewer', 'clientMutationId']);
     expect(Object.keys((blog.getType('ChangeUserPasswordInput') as GraphQLInputObjectType).getFields())).toEqual(['id', 'oldPassword', 'newPassword', 'clientMutationId']);
     expect(String(mutations.changeUserPassword?.type)).toBe('ChangeUserPasswordPayload');
+    expect(String(mutations.refreshUserToken?.type)).toBe('RefreshUserTokenPayload');
+    expect(Object.keys((blog.getType('RefreshUserTokenInput') as GraphQLInputObjectType).getFields())).toEqual(['refreshToken', 'clientMutationId']);
+    expect(Object.keys((blog.getType('RefreshUserTokenPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'refreshToken', 'user', 'viewer', 'clientMutationId']);
+    expect(String(mutations.logoutUser?.type)).toBe('LogoutUserPayload');
+    expect(Object.keys((blog.getType('LogoutUserInput') as GraphQLInputObjectType).getFields())).toEqual(['refreshToken', 'allSessions', 'userId', 'clientMutationId']);
+    expect(Object.keys((blog.getType('LogoutUserPayload') as GraphQLObjectType).getFields())).toEqual(['endedSessions', 'clientMutationId']);
   });
 
   it('has subscribeToX for every model type with its events, filter and payload', () => {

@@ -21,7 +21,7 @@ import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, row
 import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './writer.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
-import { asUser, runChangePassword, runLogin } from './user.js';
+import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 
@@ -40,6 +40,10 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       return runLogin(s, m, input, payloadType, nodes);
     case 'changePassword':
       return runChangePassword(s, m, input, payloadType, nodes, m.userId, m.admin);
+    case 'refresh':
+      return runRefresh(s, m, input, payloadType, nodes);
+    case 'logout':
+      return runLogout(s, m, input, payloadType, nodes);
     case 'create':
     case 'update':
     case 'delete': {
@@ -84,7 +88,8 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
     if (common) parts.push(common);
     else if (role?.kind === 'changedRow') parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
     else if (role?.kind === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
-    else if (role?.kind === 'token' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.issueToken(id, await storedPassword(w, type, id))) });
+    else if (role?.kind === 'token' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.issueToken(w.tx, id, await storedPassword(w, type, id))) });
+    else if (role?.kind === 'refreshToken' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.startSession(w.tx, id, await storedPassword(w, type, id))) });
     else throw unknownPayloadField(payloadType, selection);
   }
   const read = new Map<string, string>();

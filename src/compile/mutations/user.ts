@@ -1,10 +1,12 @@
 // The accounts' own mutations, their SQL and payloads (the rules are the accounts stage's,
-// called through its ports): `loginUser` checks a username and password and issues a token;
-// `changeUserPassword` needs the old password. Both fail alike whether the user exists or not,
-// and take about as long (a hash is verified either way).
+// called through its ports): `loginUser` checks a username and password and issues a token
+// and a session; `changeUserPassword` needs the old password — both fail alike whether the
+// user exists or not, and take about as long (a hash is verified either way);
+// `refreshUserToken` rotates a session; `logoutUser` ends one session or all of a user's.
 
 import type { FieldNode } from 'graphql';
-import { badInput, unauthenticated } from '../../errors/index.js';
+import { REFRESH_REFUSED } from '../../accounts/index.js';
+import { TesseraError, badInput, unauthenticated } from '../../errors/index.js';
 import { accountType } from '../../model/index.js';
 import type { ModelType } from '../../model/index.js';
 import { sql } from '../../sql/index.js';
@@ -64,7 +66,7 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
       const type = accounts(s);
       await tx.query(sql`UPDATE ${w.app.table(type.table)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
       w.events.record({ type: type.name, kind: 'login', id: user.id });
-      const token = await w.accounts.issueToken(user.id, stored);
+      const token = await w.accounts.issueToken(tx, user.id, stored);
       const view = asUser(s, user.id);
       const parts: PayloadPart[] = [];
       for (const selection of payloadFields(view, payloadType, nodes)) {
@@ -72,6 +74,7 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
         const common = commonPart(view, payloadType, selection, input.clientMutationId);
         if (common) parts.push(common);
         else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(token) });
+        else if (role?.kind === 'refreshToken') parts.push({ key, text: JSON.stringify(await w.accounts.startSession(tx, user.id, stored)) });
         else if (role?.kind === 'loggedInUser') parts.push({ key, phase: 'after', json: rowPart(view, type.name, user.id, group) });
         else throw unknownPayloadField(payloadType, selection);
       }
@@ -137,3 +140,87 @@ async function usernameOf(s: CompileState, m: MutationContext, id: string): Prom
   return rows[0]?.username;
 }
 
+/**
+ * A new token and refresh token for a session. Every refusal answers alike (a token never
+ * issued, used, revoked, expired, of a changed password or a deleted user); one that revoked a
+ * family (a used token presented again) is committed before it is answered.
+ */
+export async function runRefresh(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  const refreshToken = checkText(String(input.refreshToken ?? ''), 'input.refreshToken', undefined);
+  // Counted under the address before the token is looked up; a success gives its point back.
+  await m.ports.accounts.addressAttempt();
+  try {
+    const answer = await writeTransaction(m.store, s, m.ports, async (w) => {
+      const rotation = await w.accounts.rotateSession(w.tx, refreshToken);
+      if (rotation.kind === 'refused') return undefined;
+      const type = accounts(s);
+      const token = await w.accounts.issueToken(w.tx, rotation.userId, rotation.passwordHash);
+      const view = asUser(s, rotation.userId);
+      const parts: PayloadPart[] = [];
+      for (const selection of payloadFields(view, payloadType, nodes)) {
+        const { key, group, role } = selection;
+        const common = commonPart(view, payloadType, selection, input.clientMutationId);
+        if (common) parts.push(common);
+        else if (role?.kind === 'token') parts.push({ key, text: JSON.stringify(token) });
+        else if (role?.kind === 'refreshToken') parts.push({ key, text: JSON.stringify(rotation.refreshToken) });
+        else if (role?.kind === 'loggedInUser') parts.push({ key, phase: 'after', json: rowPart(view, type.name, rotation.userId, group) });
+        else throw unknownPayloadField(payloadType, selection);
+      }
+      const read = new Map<string, string>();
+      await readPhase(view, w.tx, parts, 'after', read);
+      return assemble(parts, read);
+    });
+    if (answer === undefined) throw unauthenticated(REFRESH_REFUSED);
+    await m.ports.accounts.addressSucceeded();
+    return answer;
+  } catch (err) {
+    throw writeError(s.app, err);
+  }
+}
+
+/**
+ * Ends sessions: the one of `refreshToken`; with `allSessions`, every session of its user (or
+ * of the logged-in user when no token is given, or of `userId` for an admin token) and every
+ * access token issued before. Ending a session that had already ended is no error.
+ */
+export async function runLogout(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  const type = accounts(s);
+  const refreshToken = input.refreshToken === undefined || input.refreshToken === null ? undefined : checkText(String(input.refreshToken), 'input.refreshToken', undefined);
+  const all = input.allSessions === true;
+  let target: string | undefined;
+  if (input.userId !== undefined && input.userId !== null) {
+    if (!m.admin) throw new TesseraError('FORBIDDEN', "Only an admin token ends another user's sessions", { field: 'userId' });
+    if (!all) throw badInput('userId goes with allSessions: true', { field: 'userId' });
+    target = decodeId(String(input.userId), type.name, 'input.userId');
+  } else if (refreshToken === undefined) {
+    if (!all) throw badInput("Give the session's refreshToken, or allSessions: true", { field: 'refreshToken' });
+    if (m.userId === undefined) throw unauthenticated('Log in to end your sessions, or give the refreshToken of one');
+    target = m.userId;
+  }
+  await m.ports.accounts.addressAttempt();
+  try {
+    const ended = await writeTransaction(m.store, s, m.ports, async (w) => {
+      let count = 0;
+      if (refreshToken !== undefined) {
+        const session = await w.accounts.endSession(w.tx, refreshToken);
+        count += session.ended;
+        // Every session of the token's user, when the token still held its session (a used,
+        // revoked or expired one ends its own family, nothing more).
+        if (all && target === undefined) target = session.liveUserId;
+      }
+      if (all && target !== undefined) count += await w.accounts.endAllSessions(w.tx, target);
+      return count;
+    });
+    await m.ports.accounts.addressSucceeded();
+    const parts: PayloadPart[] = [];
+    for (const selection of payloadFields(s, payloadType, nodes)) {
+      const common = commonPart(s, payloadType, selection, input.clientMutationId);
+      if (common) parts.push(common);
+      else if (selection.role?.kind === 'endedSessions') parts.push({ key: selection.key, text: String(ended) });
+      else throw unknownPayloadField(payloadType, selection);
+    }
+    return assemble(parts, new Map());
+  } catch (err) {
+    throw writeError(s.app, err);
+  }
+}

@@ -132,6 +132,39 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`CREATE INDEX app_traffic_minute_idx ON tessera.app_traffic (minute)`,
     ],
   },
+  {
+    version: 7,
+    name: 'user sessions',
+    statements: [
+      // Refresh tokens, by the SHA-256 of the token (the token itself is never stored). Each
+      // login starts a family; a refresh marks its token used and adds the next one to the
+      // family; presenting a used token revokes the family. `password_fingerprint` ties the
+      // session to the password it began under. Gone with the app; pruned once expired.
+      sql`CREATE TABLE tessera.refresh_tokens (
+        token_hash text PRIMARY KEY,
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        family uuid NOT NULL,
+        user_id uuid NOT NULL,
+        password_fingerprint text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz,
+        revoked_at timestamptz
+      )`,
+      sql`CREATE INDEX refresh_tokens_family_idx ON tessera.refresh_tokens (family)`,
+      sql`CREATE INDEX refresh_tokens_user_idx ON tessera.refresh_tokens (app_id, user_id)`,
+      sql`CREATE INDEX refresh_tokens_expiry_idx ON tessera.refresh_tokens (expires_at)`,
+      // A user's token generation: access tokens carry the generation they were issued in, so
+      // ending every session of a user (logout everywhere, a password reset) raises it and
+      // every access token issued before stops working. No row: generation 0.
+      sql`CREATE TABLE tessera.user_generations (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        user_id uuid NOT NULL,
+        generation integer NOT NULL,
+        PRIMARY KEY (app_id, user_id)
+      )`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
