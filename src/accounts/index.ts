@@ -11,3 +11,6 @@ export { accountPorts } from './ports.js';
 export type { AccountApp, AccountPorts } from './ports.js';
 export { REFRESH_REFUSED, REFRESH_TOKEN_PREFIX, pruneSessionsHourly } from './sessions.js';
 export type { Rotation } from './sessions.js';
+export { Mailer, fillTemplate } from './mail.js';
+export type { Mail, MailDefaults, MailKind } from './mail.js';
+export { MAILED_TOKEN_PREFIX, MAILED_TOKEN_REFUSED } from './mailFlows.js';

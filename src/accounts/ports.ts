@@ -10,6 +10,8 @@ import { decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPasswo
 import { currentGeneration, endAllSessions, endSession, rotateSession, startSession } from './sessions.js';
 import type { Ended, Rotation } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
+import type { Mail, Mailer } from './mail.js';
+import { resetMail, resetPassword, verificationMail, verifyEmail } from './mailFlows.js';
 import { signUserToken } from './tokens.js';
 
 export interface AccountPorts {
@@ -37,20 +39,47 @@ export interface AccountPorts {
   addressAttempt(): Promise<void>;
   /** That attempt succeeded. */
   addressSucceeded(): Promise<void>;
+  /** Whether the app can send mail (its settings, or the server's). */
+  mailConfigured(): boolean;
+  /** Sends a mail the flows below prepared, once their transaction has committed (a failure is logged, then thrown). */
+  sendMail(mail: Mail): Promise<void>;
+  /** Sends a mail without waiting for it (its failure is logged, not answered). */
+  sendMailLater(mail: Mail): void;
+  /** A verification code for the user's current address, as the mail to send; BAD_USER_INPUT without an address. */
+  verificationMail(q: Queryable, userId: string): Promise<Mail>;
+  /** Redeems a verification code: the user verified, or undefined. */
+  verifyEmail(q: Queryable, token: string): Promise<string | undefined>;
+  /** A reset code for whoever holds `email`, as the mail to send; undefined when nobody does. */
+  resetMail(q: Queryable, email: string): Promise<Mail | undefined>;
+  /** Redeems a reset code with a new password: the user, or undefined. Ends every session of the user. */
+  resetPassword(q: Queryable, token: string, newPassword: string): Promise<string | undefined>;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
 export interface AccountApp {
   id: string;
+  /** The app's name (`{{appName}}` in its mail). */
+  name: string;
   /** The app's signing keys, newest first (retired ones still verify). */
   keys: readonly SigningKeyRow[];
   model: AppModel;
   settings: AppSettings;
 }
 
-/** The ports of `app` for a caller at `address`. */
-export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string): AccountPorts {
+/** The ports of `app` for a caller at `address`; `mailLost` hears of mail sent later that failed. */
+export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string, mailer: Mailer, mailLost: (err: unknown) => void = () => {}): AccountPorts {
   return {
+    mailConfigured: () => mailer.configured(app.settings),
+    sendMail: (mail) =>
+      mailer.send(app.settings, mail).catch((err: unknown) => {
+        mailLost(err);
+        throw err;
+      }),
+    sendMailLater: (mail) => void mailer.send(app.settings, mail).catch(mailLost),
+    verificationMail: (q, userId) => verificationMail(q, app, userId),
+    verifyEmail: (q, token) => verifyEmail(q, app, token),
+    resetMail: (q, email) => resetMail(q, app, email),
+    resetPassword: async (q, token, newPassword) => resetPassword(q, app, token, await hashPassword(newPassword)),
     loginAttempt: (key) => throttle.attempt(app.id, key, address),
     loginSucceeded: (key) => throttle.succeeded(app.id, key, address),
     addressAttempt: () => throttle.addressAttempt(app.id, address),

@@ -9,7 +9,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { accountType } from '../model/index.js';
 import { ident, sql } from '../sql/index.js';
-import { appSchemaName, insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from '../store/index.js';
+import { appSchemaName, insertRefreshToken, pruneMailedTokens, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from '../store/index.js';
 import type { Queryable, Store } from '../store/index.js';
 import { passwordFingerprint } from './password.js';
 import type { AccountApp } from './ports.js';
@@ -114,11 +114,16 @@ export function currentGeneration(q: Queryable, app: AccountApp, userId: string)
 const HOUR_MS = 3_600_000;
 
 /**
- * Deletes refresh tokens a day after they expired, every hour while the server runs (a used
- * token is kept until then, so a late replay is still seen as one). Returns a stop function.
+ * Deletes refresh tokens and mailed codes a day after they expired, every hour while the
+ * server runs (a used refresh token is kept until then, so a late replay is still seen as one).
+ * Returns a stop function.
  */
 export function pruneSessionsHourly(store: Store, onError: (err: unknown) => void): () => void {
-  const prune = () => pruneRefreshTokens(store, new Date(Date.now() - 24 * HOUR_MS)).catch(onError);
+  const prune = async () => {
+    const before = new Date(Date.now() - 24 * HOUR_MS);
+    await pruneRefreshTokens(store, before).catch(onError);
+    await pruneMailedTokens(store, before).catch(onError);
+  };
   void prune();
   const timer = setInterval(prune, HOUR_MS);
   timer.unref();

@@ -2,7 +2,7 @@
 // endpoints are reported under, and a cache so one request loads an app's detail once.
 
 import { notFound } from '../errors/index.js';
-import type { AdminService, AppDetail, TrafficSource } from './types.js';
+import type { AdminService, AppDetail, MailTester, TrafficSource } from './types.js';
 
 export interface AdminContext {
   admin: AdminService;
@@ -12,13 +12,16 @@ export interface AdminContext {
   appDetail(id: string): Promise<AppDetail>;
   /** Apps' traffic, as the server recorded it. */
   traffic: TrafficSource;
+  /** Apps' test mail. */
+  mail: MailTester;
 }
 
-export function createAdminContext(admin: AdminService, publicUrl: string, traffic: TrafficSource): AdminContext {
+export function createAdminContext(admin: AdminService, publicUrl: string, traffic: TrafficSource, mail: MailTester): AdminContext {
   const details = new Map<string, Promise<AppDetail>>();
   return {
     admin,
     traffic,
+    mail,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     appDetail(id) {
       let detail = details.get(id);

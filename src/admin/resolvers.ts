@@ -54,6 +54,11 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   rotateSigningKey: async (_source, { input }: Input<{ appId: string }>, context) => ({
     kid: await context.admin.rotateSigningKey({ appId: input.appId }),
   }),
+  sendTestMail: async (_source, { input }: Input<{ appId: string; to: string }>, context) => {
+    const app = await context.appDetail(input.appId);
+    await context.mail.sendTest(app.id, input.to);
+    return { sent: true };
+  },
   setTrustedDocuments: async (_source, { input }: Input<{ appId: string; documents: string[]; enforce: boolean }>, context) => ({
     count: await context.admin.setTrustedDocuments({ appId: input.appId, documents: input.documents, enforce: input.enforce }),
   }),

@@ -4,7 +4,7 @@
 import { DEFAULT_SETTINGS, SETTING_BOUNDS } from '../model/index.js';
 import type { AppSettings } from '../model/index.js';
 
-const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean' | '[String!]'; description: string; nullable?: true }>> = {
+const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolean' | 'String' | '[String!]'; description: string; nullable?: true }>> = {
   tokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of user tokens issued by loginUser/createUser, in seconds.' },
   refreshTokenLifetimeSeconds: { type: 'Int', description: 'Lifetime of a refresh token, in seconds: a session not refreshed for this long ends.' },
   defaultPageSize: { type: 'Int', description: 'Page size when a query gives neither first nor last.' },
@@ -22,6 +22,16 @@ const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolea
     description: "Origins whose browser apps may call the app's API (https://app.example.com, or * for any); null follows the server's TESSERA_CORS_ORIGINS.",
     nullable: true,
   },
+  smtpUrl: {
+    type: 'String',
+    description: "Where the app's mail goes out: smtp://user:password@host:587 or smtps://…; null uses the server's TESSERA_SMTP_URL. Read back with the password hidden; writing back the hidden form keeps it.",
+    nullable: true,
+  },
+  mailFrom: { type: 'String', description: "The sender of the app's mail (Shop <noreply@shop.example>); null uses the server's TESSERA_MAIL_FROM.", nullable: true },
+  verifyEmailSubject: { type: 'String', description: 'Subject of the address verification mail ({{appName}}, {{username}} are replaced); null: the built-in one.', nullable: true },
+  verifyEmailText: { type: 'String', description: 'Text of the address verification mail; must hold {{token}} ({{appName}}, {{username}} are replaced too); null: the built-in one.', nullable: true },
+  resetPasswordSubject: { type: 'String', description: 'Subject of the password reset mail; null: the built-in one.', nullable: true },
+  resetPasswordText: { type: 'String', description: 'Text of the password reset mail; must hold {{token}}; null: the built-in one.', nullable: true },
 };
 
 /** A setting's description with its default and, for numbers, the values it may take. */
@@ -66,6 +76,8 @@ type Mutation {
   rotateSigningKey(input: RotateSigningKeyInput!): RotateSigningKeyPayload!
   "Replaces the app's trusted documents; with enforce, its API runs those documents only (the platform key excepted)."
   setTrustedDocuments(input: SetTrustedDocumentsInput!): SetTrustedDocumentsPayload!
+  "Sends a test mail through the app's mail settings (or the server's), to check them; UNAVAILABLE with the mail server's answer when it cannot."
+  sendTestMail(input: SendTestMailInput!): SendTestMailPayload!
 }
 
 type App {
@@ -244,6 +256,18 @@ input SetTrustedDocumentsInput {
 type SetTrustedDocumentsPayload {
   "How many distinct documents the app trusts now."
   count: Int!
+}
+
+input SendTestMailInput {
+  "The app's id or name."
+  appId: ID!
+  "The address to send it to."
+  to: String!
+}
+
+type SendTestMailPayload {
+  "True once the mail server accepted the mail."
+  sent: Boolean!
 }
 
 input RotateSigningKeyInput {

@@ -3,7 +3,7 @@
 
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, corsOriginProblem, parseSchema, planMigration, withDefaults } from '../model/index.js';
+import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, corsOriginProblem, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
@@ -57,7 +57,7 @@ function summary(app: AppRow): AppSummary {
     endpointPath: `/graphql/${app.id}`,
     schemaVersion: app.schemaVersion,
     createdAt: app.createdAt,
-    settings: withDefaults(app.settings),
+    settings: shownSettings(withDefaults(app.settings)),
   };
 }
 
@@ -82,6 +82,13 @@ export function validateSettings(current: AppSettings, patch: Record<string, unk
       if (value !== undefined) out.corsOrigins = validateCorsOrigins(value);
       continue;
     }
+    if (key in TEXT_SETTINGS) {
+      if (value === undefined) continue;
+      // The SMTP URL read back (its password hidden) and written again keeps the stored one.
+      if (key === 'smtpUrl' && value !== null && value === hidePassword(current.smtpUrl)) continue;
+      out[key] = validateText(key, value);
+      continue;
+    }
     if (value === undefined || value === null) continue;
     if (!(key in DEFAULT_SETTINGS)) throw badInput(`Unknown setting "${key}"`, { setting: key });
     const expected = typeof DEFAULT_SETTINGS[key as keyof AppSettings];
@@ -101,6 +108,18 @@ export function validateSettings(current: AppSettings, patch: Record<string, unk
     throw badInput(`defaultPageSize (${merged.defaultPageSize}) cannot exceed maxPageSize (${merged.maxPageSize})`, { setting });
   }
   return out as Partial<AppSettings>;
+}
+
+/** A text setting: a string within its length and form, or null for the default. */
+function validateText(key: string, value: unknown): string | null {
+  if (value === null) return null;
+  const spec = TEXT_SETTINGS[key];
+  if (typeof value !== 'string' || !spec) throw badInput(`Setting "${key}" must be a string, or null`, { setting: key });
+  if (value.includes('\u0000')) throw badInput(`Setting "${key}" cannot hold a NUL character`, { setting: key });
+  if (value.length > spec.max) throw badInput(`Setting "${key}" holds at most ${spec.max} characters`, { setting: key });
+  const problem = spec.problem?.(value);
+  if (problem) throw badInput(`Setting "${key}": ${problem}`, { setting: key });
+  return value;
 }
 
 /** An app's allowed origins: a list of origins or `*`; null gives the app back the server's list. */

@@ -82,6 +82,12 @@ export interface LoggedOperationView {
 }
 
 /** Where the management API reads apps' traffic: the server that serves both APIs. */
+/** Sends an app's test mail through its mail settings (the server's accounts stage does). */
+export interface MailTester {
+  /** Sends a test mail to `to`; throws with the mail server's answer when it cannot. */
+  sendTest(appId: string, to: string): Promise<void>;
+}
+
 export interface TrafficSource {
   /** The last `minutes` minutes, oldest first, one entry per minute (zeros included). */
   minutes(appId: string, minutes: number): Promise<TrafficMinuteView[]>;

@@ -19,6 +19,10 @@ export type FieldRole =
   | { kind: 'changePassword' }
   | { kind: 'refresh' }
   | { kind: 'logout' }
+  | { kind: 'requestEmailVerification' }
+  | { kind: 'verifyEmail' }
+  | { kind: 'requestPasswordReset' }
+  | { kind: 'resetPassword' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }

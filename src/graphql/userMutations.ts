@@ -73,7 +73,41 @@ export function userMutations(reg: TypeRegistry): Fields {
       clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
     }),
   });
+  const plainPayload = (name: string) =>
+    new GraphQLObjectType({ name, fields: () => ({ clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }) }) });
+  const userPayload = (name: string) =>
+    new GraphQLObjectType({
+      name,
+      fields: () => ({
+        user: withRole({ type: user, description: 'The user, as they see themselves.' }, { kind: 'loggedInUser' }),
+        clientMutationId: withRole({ type: GraphQLString }, { kind: 'clientMutationId' }),
+      }),
+    });
+  const requestVerificationInput = new GraphQLInputObjectType({
+    name: 'RequestEmailVerificationInput',
+    fields: { userId: { type: GraphQLID, description: 'With an admin token: the user to send it to (else the logged-in user).' }, clientMutationId: { type: GraphQLString } },
+  });
+  const verifyInput = new GraphQLInputObjectType({ name: 'VerifyEmailInput', fields: { token: requiredString, clientMutationId: { type: GraphQLString } } });
+  const requestResetInput = new GraphQLInputObjectType({ name: 'RequestPasswordResetInput', fields: { email: requiredString, clientMutationId: { type: GraphQLString } } });
+  const resetInput = new GraphQLInputObjectType({ name: 'ResetPasswordInput', fields: { token: requiredString, newPassword: requiredString, clientMutationId: { type: GraphQLString } } });
+  const input = (type: GraphQLInputObjectType) => ({ input: { type: new GraphQLNonNull(type) } });
   return {
+    requestEmailVerification: withRole(
+      { type: plainPayload('RequestEmailVerificationPayload'), args: input(requestVerificationInput), description: "Mails the logged-in user a code that verifies their address (User.email)." },
+      { kind: 'requestEmailVerification' },
+    ),
+    verifyEmail: withRole(
+      { type: userPayload('VerifyEmailPayload'), args: input(verifyInput), description: 'Marks the address a mailed code went to as verified (User.emailVerified).' },
+      { kind: 'verifyEmail' },
+    ),
+    requestPasswordReset: withRole(
+      { type: plainPayload('RequestPasswordResetPayload'), args: input(requestResetInput), description: 'Mails a password reset code to the user with this address, if there is one; the answer is the same either way.' },
+      { kind: 'requestPasswordReset' },
+    ),
+    resetPassword: withRole(
+      { type: userPayload('ResetPasswordPayload'), args: input(resetInput), description: "Sets a new password with a mailed reset code; every session of the user ends." },
+      { kind: 'resetPassword' },
+    ),
     loginUser: withRole(
       {
         type: loginPayload,

@@ -40,10 +40,18 @@ export const API_TYPE_NAMES: readonly string[] = [
   'RefreshUserTokenPayload',
   'LogoutUserInput',
   'LogoutUserPayload',
+  'RequestEmailVerificationInput',
+  'RequestEmailVerificationPayload',
+  'VerifyEmailInput',
+  'VerifyEmailPayload',
+  'RequestPasswordResetInput',
+  'RequestPasswordResetPayload',
+  'ResetPasswordInput',
+  'ResetPasswordPayload',
 ];
 
 /** Root mutation fields every app has. */
-const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser'] as const;
+const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser', 'requestEmailVerification', 'verifyEmail', 'requestPasswordReset', 'resetPassword'] as const;
 /** Fields every row mutation payload has beside `changedX`. */
 const PAYLOAD_FIELDS = ['changedEdge', 'viewer', 'clientMutationId', 'token', 'refreshToken'] as const;
 

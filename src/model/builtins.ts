@@ -39,6 +39,8 @@ export function builtinFields(type: string): Field[] {
       builtinValue('username', { type: { kind: 'scalar', name: 'String' }, required: true, unique: true, index: true }),
       builtinValue('password', { type: { kind: 'scalar', name: 'String' }, required: true, writeOnly: true }),
       builtinValue('lastLogin', { type: { kind: 'scalar', name: 'DateTime' } }),
+      builtinValue('email', { type: { kind: 'scalar', name: 'String' }, unique: true, index: true }),
+      builtinValue('emailVerified', { type: { kind: 'scalar', name: 'Boolean' }, required: true, default: false }),
       { kind: 'relation', name: 'roles', target: ROLE, list: true, relation: USER_ROLES, builtin: true, permissions: [] },
     ];
   }
@@ -60,9 +62,27 @@ export function builtinEnum(): EnumType {
   return { name: ACCESS_LEVEL, values: ['admin', 'readwrite', 'readonly'], builtin: true };
 }
 
-/** Built-in fields the server maintains and no input may set (`User.lastLogin`). */
+/** Built-in fields the server maintains and no input may set (`User.lastLogin`, `User.emailVerified`). */
 export function isManagedField(field: Field): boolean {
-  return field.kind === 'value' && field.builtin && field.name === 'lastLogin';
+  return field.kind === 'value' && field.builtin && (field.name === 'lastLogin' || field.name === 'emailVerified');
+}
+
+/**
+ * Built-in fields an app may also declare, as `email: String` (apps declared their own `email`
+ * before it was built in): the declaration is taken as the built-in field, with the app's
+ * `@permission` rules on it.
+ */
+export function adoptableBuiltin(type: string, field: string): boolean {
+  return type === USER && field === 'email';
+}
+
+/** Whether a stored model lacks built-in fields this version has (an app made before them). */
+export function lacksBuiltins(model: AppModel): boolean {
+  return model.types.some((type) => {
+    if (!type.builtin) return false;
+    const have = new Set(type.fields.filter((f) => f.builtin).map((f) => f.name));
+    return builtinFields(type.name).some((f) => !have.has(f.name));
+  });
 }
 
 /** A default rule of a built-in type: a scope that needs no arguments. */
@@ -113,8 +133,12 @@ export function builtinTraits(type: ModelType): BuiltinTypeTraits | undefined {
 
 /** How a built-in field's values are written. */
 export interface BuiltinFieldTraits {
-  /** A name: stored NFC-normalised, never blank, unique ignoring case. */
+  /** A name: stored NFC-normalised, never blank. */
   name?: true;
+  /** Unique ignoring case (the unique index is on `lower(column)`). */
+  uniqueIgnoringCase?: true;
+  /** An email address: checked for its form; changing it clears the field `verifiedBy` names. */
+  email?: { verifiedBy: string };
   /**
    * Only app admins set it on an update; everyone else goes through the dedicated mutation
    * this message names.
@@ -124,7 +148,8 @@ export interface BuiltinFieldTraits {
 
 const FIELD_TRAITS: Readonly<Record<string, Readonly<Record<string, BuiltinFieldTraits>>>> = {
   [USER]: {
-    username: { name: true },
+    username: { name: true, uniqueIgnoringCase: true },
+    email: { uniqueIgnoringCase: true, email: { verifiedBy: 'emailVerified' } },
     password: { adminUpdateOnly: 'A password is reset with an admin token; users change theirs with changeUserPassword' },
   },
 };

@@ -4,6 +4,7 @@
 
 import { Kind } from 'graphql';
 import type { ConstDirectiveNode, ConstValueNode, FieldDefinitionNode, NamedTypeNode, ObjectTypeDefinitionNode, TypeNode } from 'graphql';
+import { adoptableBuiltin } from './builtins.js';
 import { argumentValue, checkDirectives, single, stringArgument } from './directives.js';
 import type { DirectiveSite, DirectiveUses } from './directives.js';
 import { MAX_IDENTIFIER_BYTES, idColumn, nameProblem } from './names.js';
@@ -77,6 +78,12 @@ export function readFields(owner: OwnerKind, def: ObjectTypeDefinitionNode, buil
   for (const node of def.fields ?? []) {
     const name = node.name.value;
     const label = `${typeName}.${name}`;
+    const builtin = builtins.find((f) => f.name === name);
+    if (builtin && owner === 'model' && adoptableBuiltin(typeName, name) && !nodes.has(name)) {
+      adoptBuiltin(typeName, node, builtin, pass);
+      nodes.set(name, node);
+      continue;
+    }
     const nameIssue = fieldNameProblem(owner, typeName, name, builtins);
     if (nameIssue) report(nameIssue, node.name);
     if (nodes.has(name)) {
@@ -98,6 +105,27 @@ export function readFields(owner: OwnerKind, def: ObjectTypeDefinitionNode, buil
   }
   if (owner === 'model') checkRelationInputs(typeName, fields, nodes, report);
   return { fields, nodes };
+}
+
+/**
+ * An app's own declaration of a built-in field it may declare (`email: String` on User): taken
+ * as the built-in field, which keeps the app's `@permission` rules. Any other type, or another
+ * directive, is refused with what the built-in field is.
+ */
+function adoptBuiltin(typeName: string, node: FieldDefinitionNode, builtin: Field, pass: FieldPass): void {
+  const label = `${typeName}.${node.name.value}`;
+  const plain = node.type.kind === Kind.NAMED_TYPE && node.type.name.value === 'String';
+  if (!plain) {
+    pass.report(`Field ${label} is built in (String, optional, unique ignoring case): declare it as "${node.name.value}: String", or give your field another name`, node.type);
+    return;
+  }
+  const directives = checkDirectives(node.directives, SITE.model, pass.report);
+  for (const [name, uses] of directives) {
+    // It is unique and indexed already; only rules may be added.
+    if (name !== 'permission' && name !== 'unique' && name !== 'index') pass.report(`Field ${label} is built in: only @permission rules may be added to it`, uses[0] ?? node);
+  }
+  const rules = directives.get('permission');
+  if (rules) pass.fieldRules.push({ type: typeName, field: builtin, directives: rules });
 }
 
 /**

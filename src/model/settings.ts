@@ -22,6 +22,16 @@ export interface AppSettings {
    * any); null follows the server's list (TESSERA_CORS_ORIGINS).
    */
   corsOrigins: string[] | null;
+  /** Where the app's mail goes out (`smtp://user:pass@host:587`, `smtps://…`); null: the server's TESSERA_SMTP_URL. */
+  smtpUrl: string | null;
+  /** The sender of the app's mail (`Shop <noreply@shop.example>`); null: the server's TESSERA_MAIL_FROM. */
+  mailFrom: string | null;
+  /** Subject and text of the address verification mail; null: the built-in ones. */
+  verifyEmailSubject: string | null;
+  verifyEmailText: string | null;
+  /** Subject and text of the password reset mail; null: the built-in ones. */
+  resetPasswordSubject: string | null;
+  resetPasswordText: string | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -38,7 +48,56 @@ export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
   fieldSuggestions: true,
   statementTimeoutMs: 10_000,
   corsOrigins: null,
+  smtpUrl: null,
+  mailFrom: null,
+  verifyEmailSubject: null,
+  verifyEmailText: null,
+  resetPasswordSubject: null,
+  resetPasswordText: null,
 });
+
+/** Settings holding text (null: the default), with their longest length and a check of their form. */
+export const TEXT_SETTINGS: Readonly<Record<string, { max: number; problem?: (value: string) => string | undefined }>> = Object.freeze({
+  smtpUrl: { max: 2000, problem: smtpUrlProblem },
+  mailFrom: { max: 320, problem: (v) => (/^[^<>@\s]+@[^<>@\s]+$|^[^<>]*<[^<>@\s]+@[^<>@\s]+>$/.test(v.trim()) ? undefined : `"${v}" is not a sender such as noreply@shop.example or Shop <noreply@shop.example>`) },
+  verifyEmailSubject: { max: 200 },
+  verifyEmailText: { max: 10_000, problem: (v) => (v.includes('{{token}}') ? undefined : 'the text must contain {{token}}') },
+  resetPasswordSubject: { max: 200 },
+  resetPasswordText: { max: 10_000, problem: (v) => (v.includes('{{token}}') ? undefined : 'the text must contain {{token}}') },
+});
+
+function smtpUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'it is not a URL such as smtp://user:password@mail.example.com:587';
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return 'it must start with smtp:// or smtps://';
+  if (!url.hostname) return 'it names no host';
+  return undefined;
+}
+
+/** What replaces a password in an SMTP URL when settings are read back. */
+export const HIDDEN_PASSWORD = '********';
+
+/** The settings as they are shown: the SMTP URL's password hidden. */
+export function shownSettings(settings: AppSettings): AppSettings {
+  return { ...settings, smtpUrl: hidePassword(settings.smtpUrl) };
+}
+
+/** An SMTP URL with its password (if any) replaced by HIDDEN_PASSWORD. */
+export function hidePassword(smtpUrl: string | null): string | null {
+  if (smtpUrl === null) return null;
+  try {
+    const url = new URL(smtpUrl);
+    if (!url.password) return smtpUrl;
+    url.password = HIDDEN_PASSWORD;
+    return url.toString();
+  } catch {
+    return null;
+  }
+}
 
 /** Most origins one list may hold. */
 export const MAX_CORS_ORIGINS = 100;

@@ -4,24 +4,53 @@
 
 import type { FastifyBaseLogger } from 'fastify';
 import { accountPorts } from '../accounts/index.js';
-import type { AccountApp, LoginThrottle } from '../accounts/index.js';
+import type { AccountApp, LoginThrottle, Mailer } from '../accounts/index.js';
+import type { MailTester } from '../admin/index.js';
+import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { MutationPorts } from '../compile/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
-import type { LiveApp } from './appRegistry.js';
+import type { AppRegistry, LiveApp } from './appRegistry.js';
 
 /** A loaded app as the accounts stage sees it. */
 export function accountApp(app: LiveApp): AccountApp {
-  return { id: app.id, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
+  return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
+}
+
+/** The server-wide parts the accounts stage works with. */
+export interface AccountServices {
+  throttle: LoginThrottle;
+  mailer: Mailer;
 }
 
 /** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+export function mutationPorts(app: LiveApp, services: AccountServices, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+  const mailLost = (err: unknown) => log?.error({ err, appId: app.id }, 'an account mail was not sent');
   return {
-    accounts: accountPorts(accountApp(app), throttle, address),
+    accounts: accountPorts(accountApp(app), services.throttle, address, services.mailer, mailLost),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
+    },
+  };
+}
+
+/** The management API's test mail, through the app's mail settings (or the server's). */
+export function mailTester(registry: AppRegistry, mailer: Mailer): MailTester {
+  return {
+    async sendTest(appId, to) {
+      if (to.length > 254 || !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(to)) throw badInput(`"${to.slice(0, 60)}" is not an email address`, { field: 'to' });
+      const live = await registry.get(appId);
+      if (!live) throw notFound(unknownApp(appId));
+      const settings = live.context.app.settings;
+      if (!mailer.configured(settings)) throw new TesseraError('UNAVAILABLE', 'The app cannot send mail: set its smtpUrl and mailFrom settings (or the server’s TESSERA_SMTP_URL and TESSERA_MAIL_FROM)');
+      try {
+        await mailer.sendTest(settings, to, live.name);
+      } catch (err) {
+        // The operator sees the mail server's answer (never the URL, which may hold a password).
+        const answer = err instanceof Error ? err.message.replace(/smtps?:\/\/\S*/g, '<smtp url>') : String(err);
+        throw new TesseraError('UNAVAILABLE', `The mail could not be sent: ${answer}`);
+      }
     },
   };
 }

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
-import { withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments } from '../store/index.js';
+import { lacksBuiltins, withDefaults } from '../model/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
 import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import { DocumentCache } from './graphqlOverHttp.js';
 
@@ -37,8 +37,12 @@ export class AppRegistry {
   readonly #tokens = new Map<string, { valid: boolean; at: number }>();
   #unlisten: (() => Promise<void>) | undefined;
 
-  constructor(store: Store) {
+  readonly #onUpgradeError: (appId: string, err: unknown) => void;
+
+  /** `onUpgradeError`: an app made before today's built-in fields could not be given them. */
+  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}) {
     this.#store = store;
+    this.#onUpgradeError = onUpgradeError;
   }
 
   async start(): Promise<void> {
@@ -96,8 +100,17 @@ export class AppRegistry {
     const row = await findApp(this.#store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
     if (!row || row.id !== appId) return null;
-    const [live, keys, trusted] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId), trustedDocuments(this.#store, appId)]);
+    let [live, keys, trusted] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId), trustedDocuments(this.#store, appId)]);
     if (!live) return null;
+    if (lacksBuiltins(live.model)) {
+      // Made before a built-in field existed: given it now, once; if that fails, the app goes
+      // on as it was (without the features that need the field).
+      try {
+        if (await upgradeBuiltins(this.#store, appId)) live = (await liveSchema(this.#store, appId)) ?? live;
+      } catch (err) {
+        this.#onUpgradeError(appId, err);
+      }
+    }
     const schema = appSchema(appId, live.version, live.model);
     const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
     return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, loadedAt: Date.now() };

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { LOGIN_LIMITS } from '../accounts/index.js';
 import type { LoginLimit, LoginLimits } from '../accounts/index.js';
 import { badInput } from '../errors/index.js';
-import { corsOriginProblem } from '../model/index.js';
+import { TEXT_SETTINGS, corsOriginProblem } from '../model/index.js';
 import type { TracingConfig } from './tracing.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -29,6 +29,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Login throttling: failures allowed per username and address, per username, per address. */
   loginLimits: LoginLimits;
+  /** The server's mail settings, for apps without their own (TESSERA_SMTP_URL, TESSERA_MAIL_FROM). */
+  mail: { smtpUrl?: string; from?: string };
   /** Origins whose browser apps may call the APIs (TESSERA_CORS_ORIGINS); empty: none. */
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
@@ -208,11 +210,23 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     trustProxy: parseTrustProxy(env.TESSERA_TRUST_PROXY),
     logLevel: parseLogLevel(env.TESSERA_LOG_LEVEL),
     loginLimits: parseLoginLimits(env),
+    mail: parseMail(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
   };
+}
+
+/** TESSERA_SMTP_URL (smtp:// or smtps://) and TESSERA_MAIL_FROM, each optional. */
+function parseMail(env: NodeJS.ProcessEnv): { smtpUrl?: string; from?: string } {
+  const smtpUrl = present(env.TESSERA_SMTP_URL);
+  const from = present(env.TESSERA_MAIL_FROM);
+  const urlProblem = smtpUrl === undefined ? undefined : TEXT_SETTINGS.smtpUrl?.problem?.(smtpUrl);
+  if (urlProblem) throw badInput(`TESSERA_SMTP_URL: ${urlProblem}`);
+  const fromProblem = from === undefined ? undefined : TEXT_SETTINGS.mailFrom?.problem?.(from);
+  if (fromProblem) throw badInput(`TESSERA_MAIL_FROM: ${fromProblem}`);
+  return { ...(smtpUrl === undefined ? {} : { smtpUrl }), ...(from === undefined ? {} : { from }) };
 }
 
 /** The base URL clients reach a server listening on `host:port` at (used when no public URL is set). */

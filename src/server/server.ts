@@ -21,12 +21,14 @@ import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
-import { LoginThrottle, pruneSessionsHourly } from '../accounts/index.js';
+import { LoginThrottle, Mailer, pruneSessionsHourly } from '../accounts/index.js';
+import type { MailDefaults } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
 import { PersistedQueries } from './persisted.js';
 import { TrafficRecorder, trafficSource } from './traffic.js';
+import { mailTester } from './appPorts.js';
 import type { AnsweredOperation } from './traffic.js';
 import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
@@ -56,6 +58,8 @@ export interface ServerOptions {
   maxPendingEvents?: number;
   /** Login throttling limits (default LOGIN_LIMITS). */
   loginLimits?: LoginLimits;
+  /** Where apps without mail settings of their own send mail (TESSERA_SMTP_URL, TESSERA_MAIL_FROM). */
+  mail?: MailDefaults;
   /** Origins whose browser apps may call the APIs, unless an app sets its own (default none). */
   corsOrigins?: readonly string[];
   /** Compress answers of 1 KiB and more for clients that accept it (default off). */
@@ -126,7 +130,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
   if (options.compression) installCompression(app);
-  const registry = new AppRegistry(store);
+  const registry = new AppRegistry(store, (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'));
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
@@ -134,7 +138,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const traffic = new TrafficRecorder(store, { onError: (err) => app.log.warn({ err }, 'app traffic not recorded') });
   app.addHook('onReady', async () => traffic.start());
   app.addHook('onClose', async () => traffic.stop());
-  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic) });
+  const mailer = new Mailer(options.mail ?? {});
+  app.addHook('onClose', async () => mailer.close());
+  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic), mail: mailTester(registry, mailer) });
   const throttle = new LoginThrottle(store, options.loginLimits);
   let stopPruning: (() => void) | undefined;
   app.addHook('onReady', async () => {
@@ -154,6 +160,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     registry,
     platformKey: options.adminKey,
     throttle,
+    mailer,
     metrics: metrics.registry,
     originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
@@ -164,7 +171,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, directory, webSocket, persisted, onOperation, tracer: options.tracer }));
+  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, mailer, directory, webSocket, persisted, onOperation, tracer: options.tracer }));
   installConsole(app);
   return app;
 }

@@ -118,6 +118,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     logLevel: config.logLevel,
     trustProxy: config.trustProxy,
     loginLimits: config.loginLimits,
+    mail: config.mail,
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     tracer: tracing?.tracer,

@@ -25,6 +25,9 @@ export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 export { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from './catalog/sessions.js';
 export type { RefreshTokenRow } from './catalog/sessions.js';
+export { insertMailedToken, pruneMailedTokens, redeemMailedToken, spendMailedTokens } from './catalog/mailedTokens.js';
+export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
+export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

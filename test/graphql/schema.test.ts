@@ -260,6 +260,15 @@ describe('names clients rely on', () => {
     expect(String(mutations.logoutUser?.type)).toBe('LogoutUserPayload');
     expect(Object.keys((blog.getType('LogoutUserInput') as GraphQLInputObjectType).getFields())).toEqual(['refreshToken', 'allSessions', 'userId', 'clientMutationId']);
     expect(Object.keys((blog.getType('LogoutUserPayload') as GraphQLObjectType).getFields())).toEqual(['endedSessions', 'clientMutationId']);
+    expect(Object.keys((blog.getType('RequestEmailVerificationInput') as GraphQLInputObjectType).getFields())).toEqual(['userId', 'clientMutationId']);
+    expect(Object.keys((blog.getType('VerifyEmailInput') as GraphQLInputObjectType).getFields())).toEqual(['token', 'clientMutationId']);
+    expect(Object.keys((blog.getType('VerifyEmailPayload') as GraphQLObjectType).getFields())).toEqual(['user', 'clientMutationId']);
+    expect(Object.keys((blog.getType('RequestPasswordResetInput') as GraphQLInputObjectType).getFields())).toEqual(['email', 'clientMutationId']);
+    expect(Object.keys((blog.getType('ResetPasswordInput') as GraphQLInputObjectType).getFields())).toEqual(['token', 'newPassword', 'clientMutationId']);
+    expect(fieldType(blog, 'User.email')).toBe('String');
+    expect(fieldType(blog, 'User.emailVerified')).toBe('Boolean!');
+    expect(fieldType(blog, 'CreateUserInput.email')).toBe('String');
+    expect(fieldType(blog, 'CreateUserInput.emailVerified')).toBeUndefined();
   });
 
   it('has subscribeToX for every model type with its events, filter and payload', () => {

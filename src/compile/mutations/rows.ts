@@ -22,7 +22,12 @@ function isGiven(v: unknown): boolean {
 async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
   const what = `${type.name}.${field.name}`;
   if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
-  if (fieldTraits(type, field).name && typeof v === 'string') {
+  const traits = fieldTraits(type, field);
+  if (traits.email && typeof v === 'string') {
+    const problem = emailProblem(v);
+    if (problem) throw badInput(`${what}: ${problem}`, { field: field.name });
+  }
+  if (traits.name && typeof v === 'string') {
     // One spelling per name: "é" typed precomposed or as e + accent is the same username.
     const name = v.normalize('NFC');
     if (name.trim().length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
@@ -34,6 +39,15 @@ async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unk
     return sql`${await w.accounts.hashPassword(v)}::text`;
   }
   return sql`${fieldIn(w.app, field, v, what)}::${castOf(field)}`;
+}
+
+/** Why `v` is not an email address as accounts take it, or undefined when it is one. */
+function emailProblem(v: string): string | undefined {
+  if (v.length > 254) return 'an email address has at most 254 characters';
+  // One @, something on each side, a dot in the domain, no spaces or angle brackets: the form
+  // mail servers accept; whether it is really the user's is what verifyEmail proves.
+  if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(v)) return `"${v.length > 60 ? `${v.slice(0, 57)}...` : v}" is not an email address`;
+  return undefined;
 }
 
 /** The uuid of the object a `<relation>Id` input names; "" and null mean none. */
@@ -199,7 +213,11 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
   const sets: SqlFragment[] = [sql`"modifiedAt" = now()`];
   for (const field of type.fields) {
     if (field.kind !== 'value' || !isGiven(input[field.name])) continue;
-    sets.push(sql`${ident(field.column)} = ${await columnValue(w, type, field, input[field.name])}`);
+    const value = await columnValue(w, type, field, input[field.name]);
+    sets.push(sql`${ident(field.column)} = ${value}`);
+    // A new address is not verified (the right-hand sides read the row as it was).
+    const verified = fieldTraits(type, field).email?.verifiedBy;
+    if (verified) sets.push(sql`${ident(verified)} = (${ident(verified)} AND lower(${ident(field.column)}) IS NOT DISTINCT FROM lower(${value}))`);
   }
   await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${join(sets)} WHERE id = ${id}::uuid`);
   w.events.record({ type: type.name, kind: 'update', id });

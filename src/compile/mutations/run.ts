@@ -22,6 +22,7 @@ import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './writer.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
+import { runRequestEmailVerification, runRequestPasswordReset, runResetPassword, runVerifyEmail } from './accountMail.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 
@@ -44,6 +45,14 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       return runRefresh(s, m, input, payloadType, nodes);
     case 'logout':
       return runLogout(s, m, input, payloadType, nodes);
+    case 'requestEmailVerification':
+      return runRequestEmailVerification(s, m, input, payloadType, nodes);
+    case 'verifyEmail':
+      return runVerifyEmail(s, m, input, payloadType, nodes);
+    case 'requestPasswordReset':
+      return runRequestPasswordReset(s, m, input, payloadType, nodes);
+    case 'resetPassword':
+      return runResetPassword(s, m, input, payloadType, nodes);
     case 'create':
     case 'update':
     case 'delete': {

@@ -31,7 +31,7 @@ interface StoredUser {
 }
 
 /** The app's account type (`User`). */
-function accounts(s: CompileState): ModelType {
+export function accounts(s: CompileState): ModelType {
   return accountType(s.app.app.model);
 }
 

@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { createAdminContext, createAdminSchema } from '../../admin/index.js';
-import type { AdminService, TrafficSource } from '../../admin/index.js';
+import type { AdminService, MailTester, TrafficSource } from '../../admin/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
 
@@ -17,6 +17,7 @@ export interface AdminRouteOptions {
   platformKey: string;
   publicUrl: () => string;
   traffic: TrafficSource;
+  mail: MailTester;
 }
 
 export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOptions): void {
@@ -38,7 +39,7 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
           },
           {
             schema,
-            contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic),
+            contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic, options.mail),
             requestId: request.id,
             maxTokens: ADMIN_MAX_TOKENS,
             onInternalError: (err) => request.log.error({ err }, 'management operation failed'),

@@ -5,7 +5,7 @@
 // Fastify to those parts.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginThrottle } from '../../accounts/index.js';
+import type { LoginThrottle, Mailer } from '../../accounts/index.js';
 import { publicKeySet } from '../../accounts/index.js';
 import { executeOperation } from '../../compile/index.js';
 import { isTesseraError, notFound } from '../../errors/index.js';
@@ -36,7 +36,7 @@ export interface AppRouteOptions {
   tracer?: Tracer | undefined;
 }
 
-export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
+export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; mailer: Mailer; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
   const throttle = options.throttle;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { appId } = request.params as { appId: string };
@@ -87,7 +87,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
             app: context,
             store: options.store,
             // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-            ports: mutationPorts(live, throttle, request.ip, request.log, options.directory),
+            ports: mutationPorts(live, { throttle, mailer: options.mailer }, request.ip, request.log, options.directory),
             admin: caller.kind === 'admin',
             userId: caller.kind === 'user' ? caller.userId : undefined,
           }),

@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError, getOperationAST } from 'graphql';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import type { LoginThrottle } from '../../accounts/index.js';
+import type { LoginThrottle, Mailer } from '../../accounts/index.js';
 import { executeOperation, planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
 import type { ErrorCode } from '../../errors/index.js';
@@ -47,6 +47,7 @@ export interface AppSubscriptionOptions {
   registry: AppRegistry;
   platformKey: string;
   throttle: LoginThrottle;
+  mailer: Mailer;
   /** Where the subscription gauges are registered. */
   metrics: Registry;
   /** How often an open connection's credentials are checked again. */
@@ -259,7 +260,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      ports: mutationPorts(live, options.throttle, connection.address, app.log, options.directory),
+      ports: mutationPorts(live, { throttle: options.throttle, mailer: options.mailer }, connection.address, app.log, options.directory),
       document,
       query: payload.query,
       operationName,

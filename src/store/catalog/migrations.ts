@@ -165,6 +165,27 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 10,
+    name: 'mailed account tokens',
+    statements: [
+      // Tokens mailed to a user (address verification, password reset), by the SHA-256 of the
+      // token: single use (`used_at`), expiring, bound to the address they were sent to. Gone
+      // with the app; pruned once expired.
+      sql`CREATE TABLE tessera.mailed_tokens (
+        token_hash text PRIMARY KEY,
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        purpose text NOT NULL CHECK (purpose IN ('verifyEmail', 'resetPassword')),
+        user_id uuid NOT NULL,
+        email text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz
+      )`,
+      sql`CREATE INDEX mailed_tokens_user_idx ON tessera.mailed_tokens (app_id, user_id)`,
+      sql`CREATE INDEX mailed_tokens_expiry_idx ON tessera.mailed_tokens (expires_at)`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */

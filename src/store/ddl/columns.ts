@@ -96,10 +96,10 @@ export function columnDefinition(model: AppModel, table: string, field: ValueFie
   return join(parts, sql` `);
 }
 
-/** A name (the built-in `User.username`) is unique ignoring case. */
+/** Some built-in fields (`User.username`, `User.email`) are unique ignoring case. */
 function uniqueTarget(type: ModelType | undefined, field: ValueField): SqlFragment {
   const column = ident(field.column);
-  return type && fieldTraits(type, field).name ? sql`lower(${column})` : column;
+  return type && fieldTraits(type, field).uniqueIgnoringCase ? sql`lower(${column})` : column;
 }
 
 export function createIndex(ctx: DdlContext, table: string, field: ValueField): SqlFragment {
