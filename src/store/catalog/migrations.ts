@@ -166,7 +166,7 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
     ],
   },
   {
-    version: 10,
+    version: 8,
     name: 'mailed account tokens',
     statements: [
       // Tokens mailed to a user (address verification, password reset), by the SHA-256 of the
