@@ -161,7 +161,9 @@ describe('built-in types', () => {
   it('User and Role carry their built-in fields in order', () => {
     const model = parseSchema('');
     expect(type(model, 'User')).toMatchObject({ plural: 'Users', table: 'User', builtin: true, permissions: [] });
-    expect(type(model, 'User').fields.map((f) => f.name)).toEqual(['username', 'password', 'lastLogin', 'roles']);
+    expect(type(model, 'User').fields.map((f) => f.name)).toEqual(['username', 'password', 'lastLogin', 'email', 'emailVerified', 'roles']);
+    expect(valueField(model, 'User', 'email')).toMatchObject({ type: { kind: 'scalar', name: 'String' }, required: false, unique: true, index: true, builtin: true });
+    expect(valueField(model, 'User', 'emailVerified')).toMatchObject({ type: { kind: 'scalar', name: 'Boolean' }, required: true, default: false, builtin: true });
     expect(valueField(model, 'User', 'username')).toMatchObject({ required: true, unique: true, index: true, builtin: true, writeOnly: false });
     expect(valueField(model, 'User', 'password')).toMatchObject({ required: true, unique: false, builtin: true, writeOnly: true });
     expect(valueField(model, 'User', 'lastLogin')).toMatchObject({ type: { kind: 'scalar', name: 'DateTime' }, required: false, builtin: true });
@@ -179,7 +181,7 @@ describe('built-in types', () => {
       type User @model { bio: Text posts: [Post] @relation(name: "PostAuthor") }
       type Role @model { color: String }
       type Post @model { author: User @relation(name: "PostAuthor") level: AccessLevel }`);
-    expect(type(model, 'User').fields.map((f) => `${f.name}${f.builtin ? '*' : ''}`)).toEqual(['username*', 'password*', 'lastLogin*', 'roles*', 'bio', 'posts']);
+    expect(type(model, 'User').fields.map((f) => `${f.name}${f.builtin ? '*' : ''}`)).toEqual(['username*', 'password*', 'lastLogin*', 'email*', 'emailVerified*', 'roles*', 'bio', 'posts']);
     expect(type(model, 'Role').fields.map((f) => f.name)).toEqual(['name', 'members', 'color']);
     expect(valueField(model, 'Post', 'level').type).toEqual({ kind: 'enum', name: 'AccessLevel' });
   });

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
         perAddress: { points: 100, seconds: 3600 },
       },
       corsOrigins: [],
+      mail: {},
       dbPoolSize: 10,
       compression: false,
       tracing: undefined,
@@ -50,6 +51,8 @@ describe('loadConfig', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_SERVICE_NAME: 'api',
       TESSERA_TRACING_RATIO: '0.1',
+      TESSERA_SMTP_URL: 'smtp://mailer:pw@mail.example.com:587',
+      TESSERA_MAIL_FROM: 'Example <noreply@example.com>',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -66,6 +69,7 @@ describe('loadConfig', () => {
         perAddress: { points: 1000, seconds: 86400 },
       },
       corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      mail: { smtpUrl: 'smtp://mailer:pw@mail.example.com:587', from: 'Example <noreply@example.com>' },
       dbPoolSize: 25,
       compression: true,
       tracing: { endpoint: 'http://collector:4318/v1/traces', serviceName: 'api', ratio: 0.1 },
@@ -88,6 +92,8 @@ describe('loadConfig', () => {
     [{}, { TESSERA_CORS_ORIGINS: 'app.example.com' }, 'TESSERA_CORS_ORIGINS'],
     [{}, { TESSERA_DB_POOL_SIZE: '0' }, 'TESSERA_DB_POOL_SIZE'],
     [{}, { TESSERA_DB_POOL_SIZE: 'many' }, 'TESSERA_DB_POOL_SIZE'],
+    [{}, { TESSERA_SMTP_URL: 'http://mail.example.com' }, 'TESSERA_SMTP_URL'],
+    [{}, { TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });

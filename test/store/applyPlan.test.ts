@@ -63,10 +63,13 @@ for (const kind of STORES) {
         username: { type: 'text', nullable: false, default: null },
         password: { type: 'text', nullable: false, default: null },
         lastLogin: { type: 'timestamp(3) with time zone', nullable: true, default: null },
+        email: { type: 'text', nullable: true, default: null },
+        emailVerified: { type: 'boolean', nullable: false, default: 'false' },
       });
       expect(await indexesOf(store, app, 'User')).toEqual({
         User_pkey: expect.stringContaining('(id)'),
         User_username_key: expect.stringMatching(/^CREATE UNIQUE INDEX "User_username_key" .* \(lower\(username\)\)$/),
+        User_email_key: expect.stringMatching(/^CREATE UNIQUE INDEX "User_email_key" .* \(lower\(email\)\)$/),
       });
       expect(await rowsOf(store, app, 'Role', ['name'])).toEqual([{ name: 'admin' }]);
 

@@ -28,7 +28,7 @@ class TypeDraft {
   readonly used = new Set<string>(['id', 'createdAt', 'modifiedAt']);
   constructor(readonly name: string) {
     // The built-in fields of User cannot be declared again; nor their `<field>Id` inputs.
-    if (name === 'User') for (const f of ['username', 'password', 'lastLogin', 'roles', 'rolesId']) this.used.add(f);
+    if (name === 'User') for (const f of ['username', 'password', 'lastLogin', 'email', 'emailVerified', 'roles', 'rolesId']) this.used.add(f);
   }
 
   /** A field name unused in this type (and whose `<name>Id` is unused too, for relations). */
