@@ -12,6 +12,7 @@ export type FieldRole =
   // Viewer
   | { kind: 'viewerId' }
   | { kind: 'viewerUser' }
+  | { kind: 'viewerTwoFactor' }
   | { kind: 'allRows'; type: string }
   // Mutation
   | { kind: 'create' | 'update' | 'delete'; type: string }
@@ -19,6 +20,9 @@ export type FieldRole =
   | { kind: 'changePassword' }
   | { kind: 'refresh' }
   | { kind: 'logout' }
+  | { kind: 'enrollTotp' }
+  | { kind: 'confirmTotp' }
+  | { kind: 'disableTotp' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
@@ -32,6 +36,10 @@ export type FieldRole =
   | { kind: 'token' }
   | { kind: 'refreshToken' }
   | { kind: 'endedSessions' }
+  | { kind: 'totpSecret' }
+  | { kind: 'otpauthUri' }
+  | { kind: 'recoveryCodes' }
+  | { kind: 'totpDisabled' }
   | { kind: 'loggedInUser' }
   // Subscription payloads
   | { kind: 'eventMutation' }

@@ -12,7 +12,7 @@ import type { LiveApp } from './appRegistry.js';
 
 /** A loaded app as the accounts stage sees it. */
 export function accountApp(app: LiveApp): AccountApp {
-  return { id: app.id, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
+  return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
 }
 
 /** The ports of mutations of `app`, for a caller at `address`. */

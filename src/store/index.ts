@@ -25,6 +25,8 @@ export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 export { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from './catalog/sessions.js';
 export type { RefreshTokenRow } from './catalog/sessions.js';
+export { confirmTotpFactor, deleteTotpFactor, lockTotpFactor, putPendingTotp, totpEnabledSql, totpStatuses, useRecoveryCode, useTotpStep } from './catalog/totp.js';
+export type { TotpFactorRow, TotpStatusRow } from './catalog/totp.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';
