@@ -1,5 +1,5 @@
 // The accounts stage's public face: password hashing, user tokens, login throttling, who a
-// token stands for, and the ports mutations call for all of it.
+// token stands for, two-factor login, and the ports mutations call for all of it.
 
 export { PASSWORD_HASH_OPTIONS, decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPassword } from './password.js';
 export { TOKEN_ALGORITHM, TOKEN_ISSUER, publicKeySet, signUserToken, verifyUserToken } from './tokens.js';
@@ -14,3 +14,5 @@ export type { Rotation } from './sessions.js';
 export { Mailer, fillTemplate } from './mail.js';
 export type { Mail, MailDefaults, MailKind } from './mail.js';
 export { MAILED_TOKEN_PREFIX, MAILED_TOKEN_REFUSED } from './mailFlows.js';
+export { MFA_CODE_MISSING, MFA_CODE_REFUSED, RECOVERY_CODE_COUNT, TOTP_ALREADY_ON, totpCodeStep } from './totp.js';
+export type { Enrolment, SecondFactor } from './totp.js';

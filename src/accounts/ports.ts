@@ -1,7 +1,7 @@
 // What the mutations of an app need from the accounts stage, bound to one app and one caller's
 // address: hashing and checking passwords (a decoy hash for unknown users, so both failures
-// take as long), counting login attempts, issuing tokens. The compiler calls these and knows
-// nothing of how they work.
+// take as long), counting login attempts, issuing tokens, two-factor login. The compiler calls
+// these and knows nothing of how they work.
 
 import type { AppModel, AppSettings } from '../model/index.js';
 import { accountType, encodeId } from '../model/index.js';
@@ -13,6 +13,8 @@ import type { LoginThrottle } from './throttle.js';
 import type { Mail, Mailer } from './mail.js';
 import { resetMail, resetPassword, verificationMail, verifyEmail } from './mailFlows.js';
 import { signUserToken } from './tokens.js';
+import { checkSecondFactor, confirmTotp, disableTotp, enrollTotp, forgetTotp } from './totp.js';
+import type { Enrolment, SecondFactor } from './totp.js';
 
 export interface AccountPorts {
   /** Hashes a password for storage (Argon2id). */
@@ -53,12 +55,28 @@ export interface AccountPorts {
   resetMail(q: Queryable, email: string): Promise<Mail | undefined>;
   /** Redeems a reset code with a new password: the user, or undefined. Ends every session of the user. */
   resetPassword(q: Queryable, token: string, newPassword: string): Promise<string | undefined>;
+  /**
+   * The second factor of a login, once its first factor (the password, …) has passed and inside
+   * its transaction: 'none' for a user without two-factor login; otherwise `code` (a current
+   * TOTP code not used before, or an unused recovery code) is used up and which it was is
+   * answered, or MFA_REQUIRED is thrown (no code, or a wrong one). Every login path calls it
+   * before it issues a token; a refusal must not be committed as a success.
+   */
+  checkSecondFactor(q: Queryable, userId: string, code: string | undefined): Promise<SecondFactor>;
+  /** Starts (again) a user's TOTP enrolment: a new pending secret. FORBIDDEN once two-factor login is on. */
+  enrollTotp(q: Queryable, userId: string, username: string): Promise<Enrolment>;
+  /** Turns two-factor login on with a code of the pending secret: the recovery codes, to show once. */
+  confirmTotp(q: Queryable, userId: string, code: string): Promise<string[]>;
+  /** Turns two-factor login off: with the user's `code` (checked when it is on), or without for an admin. Whether it was on. */
+  disableTotp(q: Queryable, userId: string, code: string | undefined): Promise<boolean>;
+  /** A user is being deleted: what the accounts stage keeps beside the row (their second factor) goes too. */
+  forgetUser(q: Queryable, userId: string): Promise<void>;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
 export interface AccountApp {
   id: string;
-  /** The app's name (`{{appName}}` in its mail). */
+  /** The app's name (`{{appName}}` in its mail; the issuer authenticator apps show). */
   name: string;
   /** The app's signing keys, newest first (retired ones still verify). */
   keys: readonly SigningKeyRow[];
@@ -105,5 +123,10 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     rotateSession: (q, refreshToken) => rotateSession(q, app, refreshToken),
     endSession: (q, refreshToken) => endSession(q, app, refreshToken),
     endAllSessions: (q, userId) => endAllSessions(q, app, userId),
+    checkSecondFactor: (q, userId, code) => checkSecondFactor(q, app, userId, code),
+    enrollTotp: (q, userId, username) => enrollTotp(q, app, userId, username),
+    confirmTotp: (q, userId, code) => confirmTotp(q, app, userId, code),
+    disableTotp: (q, userId, code) => disableTotp(q, app, userId, code),
+    forgetUser: (q, userId) => forgetTotp(q, app, userId),
   };
 }

@@ -1,8 +1,8 @@
 // The management API's public face: the service contract, its GraphQL schema and the
 // per-request context the schema's resolvers use.
 
-export type { AdminService, AppDetail, AppSummary, LoggedOperationView, MigrateResult, PlanStepView, TrafficMinuteView, TrafficSource, MailTester } from './types.js';
-export { MAX_LOGGED_OPERATIONS, MAX_TRAFFIC_MINUTES } from './resolvers.js';
+export type { AdminService, AppDetail, AppSummary, LoggedOperationView, MailTester, MigrateResult, PlanStepView, TrafficMinuteView, TrafficSource, TwoFactorView } from './types.js';
+export { MAX_LOGGED_OPERATIONS, MAX_TRAFFIC_MINUTES, MAX_TWO_FACTOR_USERS } from './resolvers.js';
 export { createAdminSchema } from './schema.js';
 export { createAdminContext } from './context.js';
 export type { AdminContext } from './context.js';

@@ -68,6 +68,8 @@ const mutation: Record<string, Resolver<unknown, never>> = {
 export const MAX_TRAFFIC_MINUTES = 1440;
 /** The most recent operations the API answers (what an instance keeps per app). */
 export const MAX_LOGGED_OPERATIONS = 100;
+/** The most users one twoFactor question may name (a page of the console's user list is far fewer). */
+export const MAX_TWO_FACTOR_USERS = 1000;
 
 function count(value: number, name: string, max: number): number {
   if (!Number.isInteger(value) || value < 1 || value > max) throw badInput(`${name} must be from 1 to ${max}, got ${value}`);
@@ -83,6 +85,10 @@ const app: Record<string, Resolver<AppSource, never>> = {
   trustedDocuments: (source, _args, context) => context.admin.trustedDocuments(source.id),
   traffic: (source, args: { minutes: number }, context) => context.traffic.minutes(source.id, count(args.minutes, 'minutes', MAX_TRAFFIC_MINUTES)),
   recentOperations: (source, args: { last: number }, context) => context.traffic.recent(source.id, count(args.last, 'last', MAX_LOGGED_OPERATIONS)),
+  twoFactor: (source, args: { userIds: string[] }, context) => {
+    if (args.userIds.length > MAX_TWO_FACTOR_USERS) throw badInput(`userIds: at most ${MAX_TWO_FACTOR_USERS} ids, got ${args.userIds.length}`);
+    return context.admin.twoFactor(source.id, args.userIds);
+  },
 };
 
 /** Resolvers by type and field name; every entry must name a field of the schema. */

@@ -102,6 +102,18 @@ type App {
   traffic(minutes: Int! = 60): [TrafficMinute!]!
   "The latest operations of the app the answering instance served (1 to 100), newest first: what each was, who asked and how it ended — never its document or variables."
   recentOperations(last: Int! = 50): [LoggedOperation!]!
+  "Two-factor login of the app's users with these ids (User ids of the app's API, at most 1,000), one entry per id in the order given; an id of no user answers enabled: false."
+  twoFactor(userIds: [ID!]!): [UserTwoFactor!]!
+}
+
+type UserTwoFactor {
+  userId: ID!
+  "Whether the user has two-factor login (TOTP) on: loginUser asks them for a code."
+  enabled: Boolean!
+  "When it was turned on (confirmTotp); null when it is off."
+  enabledAt: DateTime
+  "The user's recovery codes not used yet; 0 when it is off."
+  recoveryCodesLeft: Int!
 }
 
 type TrafficMinute {

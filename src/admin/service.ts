@@ -3,7 +3,7 @@
 
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, corsOriginProblem, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
+import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, accountType, corsOriginProblem, decodeId, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
@@ -25,6 +25,7 @@ import {
   documentHash,
   replaceTrustedDocuments,
   trustedDocuments,
+  totpStatuses,
   updateAppSettings,
 } from '../store/index.js';
 import { parse } from 'graphql';
@@ -284,6 +285,18 @@ export function createAdminService(store: Store): AdminService {
       const live = app && (await liveSchema(store, app.id));
       if (!app || !live) return null;
       return printApiSchema(appSchema(app.id, live.version, live.model));
+    },
+
+    async twoFactor(appId, userIds) {
+      const live = await liveSchema(store, appId);
+      if (!live) throw notFound(`No app with id "${appId}"`);
+      const account = accountType(live.model).name;
+      const uuids = userIds.map((id, i) => decodeId(id, account, `userIds[${i}]`));
+      const on = new Map((await totpStatuses(store, appId, uuids)).map((row) => [row.userId, row]));
+      return userIds.map((userId, i) => {
+        const row = on.get(uuids[i] as string);
+        return { userId, enabled: row !== undefined, enabledAt: row?.enabledAt ?? null, recoveryCodesLeft: row?.recoveryCodesLeft ?? 0 };
+      });
     },
   };
 }

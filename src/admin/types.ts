@@ -52,6 +52,18 @@ export interface AdminService {
   getApp(idOrName: string): Promise<AppDetail | null>;
   /** The app's generated GraphQL API as SDL, sorted (what codegen and relay-compiler take); null when there is no such app. */
   apiSchema(idOrName: string): Promise<string | null>;
+  /** Two-factor login of these users (their API ids), one entry per id in order; BAD_USER_INPUT for an id that is not a user's. */
+  twoFactor(appId: string, userIds: readonly string[]): Promise<TwoFactorView[]>;
+}
+
+/** Whether one user has two-factor login on. */
+export interface TwoFactorView {
+  userId: string;
+  enabled: boolean;
+  /** When it was turned on; null when it is off. */
+  enabledAt: Date | null;
+  /** Unused recovery codes; 0 when it is off. */
+  recoveryCodesLeft: number;
 }
 
 /** One minute of an app's traffic, across every instance. */

@@ -1,11 +1,13 @@
 // Root query fields compiled to one statement each: `getX`, `node` and `viewer` (with its
-// `user` and `allXs` connections). Each statement returns the field's JSON as text.
+// `user`, whether they have two-factor login on, and `allXs` connections). Each statement
+// returns the field's JSON as text.
 
 import type { FieldNode } from 'graphql';
 import { badInput } from '../errors/index.js';
 import { accountType } from '../model/index.js';
 import { sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
+import { totpEnabledSql } from '../store/index.js';
 import { readArguments } from './args.js';
 import { connection } from './connection.js';
 import { decodeAnyId, decodeId } from './ids.js';
@@ -89,6 +91,10 @@ export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragmen
         break;
       case 'viewerUser':
         pairs.push([key, rowById(s, accountType(s.app.app.model).name, s.binder.fromRequest((r) => r.userId ?? null), group)]);
+        break;
+      case 'viewerTwoFactor':
+        // Only ever the caller's own: the answer is about whoever's token it is.
+        pairs.push([key, totpEnabledSql(s.app.app.id, s.binder.fromRequest((r) => r.userId ?? null))]);
         break;
       case 'allRows': {
         const args = readArguments(def.args, node.arguments, s.binder);

@@ -7,6 +7,11 @@ export const ERROR_CODES = {
   SCHEMA_INVALID: 400,
   DESTRUCTIVE_CHANGE: 400,
   UNAUTHENTICATED: 401,
+  /**
+   * The password was right but the user has two-factor login on: log in again with a code. It
+   * answers a mutation field (loginUser: null), so the response's status is GraphQL over HTTP's.
+   */
+  MFA_REQUIRED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,

@@ -8,6 +8,7 @@ import { edgeMutations } from './edgeMutations.js';
 import { modelObjectType, nodeInterface } from './modelObjects.js';
 import { objectMutations } from './objectMutations.js';
 import { subscriptionType } from './subscriptions.js';
+import { twoFactorMutations } from './twoFactorMutations.js';
 import { userMutations } from './userMutations.js';
 import { TypeRegistry, isManyToMany } from './registry.js';
 import { withRole } from './roles.js';
@@ -53,6 +54,7 @@ function mutationType(reg: TypeRegistry): GraphQLObjectType {
       const fields: Fields = {};
       for (const type of reg.model.types) Object.assign(fields, objectMutations(reg, type.name));
       Object.assign(fields, userMutations(reg));
+      Object.assign(fields, twoFactorMutations());
       for (const relation of reg.model.relations) {
         if (isManyToMany(relation)) Object.assign(fields, edgeMutations(reg, relation));
       }

@@ -12,6 +12,7 @@ export type FieldRole =
   // Viewer
   | { kind: 'viewerId' }
   | { kind: 'viewerUser' }
+  | { kind: 'viewerTwoFactor' }
   | { kind: 'allRows'; type: string }
   // Mutation
   | { kind: 'create' | 'update' | 'delete'; type: string }
@@ -23,6 +24,9 @@ export type FieldRole =
   | { kind: 'verifyEmail' }
   | { kind: 'requestPasswordReset' }
   | { kind: 'resetPassword' }
+  | { kind: 'enrollTotp' }
+  | { kind: 'confirmTotp' }
+  | { kind: 'disableTotp' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
@@ -36,6 +40,10 @@ export type FieldRole =
   | { kind: 'token' }
   | { kind: 'refreshToken' }
   | { kind: 'endedSessions' }
+  | { kind: 'totpSecret' }
+  | { kind: 'otpauthUri' }
+  | { kind: 'recoveryCodes' }
+  | { kind: 'totpDisabled' }
   | { kind: 'loggedInUser' }
   // Subscription payloads
   | { kind: 'eventMutation' }

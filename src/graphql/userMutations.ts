@@ -19,7 +19,12 @@ export function userMutations(reg: TypeRegistry): Fields {
   const user = modelObjectType(reg, account);
   const loginInput = new GraphQLInputObjectType({
     name: 'LoginUserInput',
-    fields: { username: requiredString, password: requiredString, clientMutationId: { type: GraphQLString } },
+    fields: {
+      username: requiredString,
+      password: requiredString,
+      totpCode: { type: GraphQLString, description: 'For a user with two-factor login: a current code of their authenticator app, or one of their recovery codes (each works once).' },
+      clientMutationId: { type: GraphQLString },
+    },
   });
   const loginPayload = new GraphQLObjectType({
     name: 'LoginUserPayload',
@@ -112,7 +117,7 @@ export function userMutations(reg: TypeRegistry): Fields {
       {
         type: loginPayload,
         args: { input: { type: new GraphQLNonNull(loginInput) } },
-        description: 'Logs a user in: a token for the username and password, or UNAUTHENTICATED.',
+        description: 'Logs a user in: a token for the username and password (and totpCode, for a user with two-factor login), or UNAUTHENTICATED; MFA_REQUIRED when the password is right and the two-factor code missing or wrong.',
       },
       { kind: 'login' },
     ),

@@ -1,7 +1,8 @@
-// `Viewer`: who is asking (`user`, null when anonymous) and the entry point to every type's
-// objects (`allPosts`, `allCities`, …), as seen with the caller's permissions.
+// `Viewer`: who is asking (`user`, null when anonymous, and whether they have two-factor login
+// on) and the entry point to every type's objects (`allPosts`, `allCities`, …), as seen with
+// the caller's permissions.
 
-import { GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import { GraphQLBoolean, GraphQLID, GraphQLNonNull, GraphQLObjectType } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
 import { accountType } from '../model/index.js';
 import { connectionArgs, connectionType } from './connections.js';
@@ -18,6 +19,10 @@ export function viewerType(reg: TypeRegistry): GraphQLObjectType {
         const fields: GraphQLFieldConfigMap<unknown, unknown> = {
           id: withRole({ type: new GraphQLNonNull(GraphQLID) }, { kind: 'viewerId' }),
           user: withRole({ type: modelObjectType(reg, accountType(reg.model).name), description: 'The logged-in user; null when anonymous.' }, { kind: 'viewerUser' }),
+          twoFactorEnabled: withRole(
+            { type: GraphQLBoolean, description: 'Whether the logged-in user has two-factor login on (confirmTotp); null when no user is logged in.' },
+            { kind: 'viewerTwoFactor' },
+          ),
         };
         for (const type of reg.model.types) {
           fields[reg.names.list(type.name)] = withRole(

@@ -48,10 +48,19 @@ export const API_TYPE_NAMES: readonly string[] = [
   'RequestPasswordResetPayload',
   'ResetPasswordInput',
   'ResetPasswordPayload',
+  'EnrollTotpInput',
+  'EnrollTotpPayload',
+  'ConfirmTotpInput',
+  'ConfirmTotpPayload',
+  'DisableTotpInput',
+  'DisableTotpPayload',
 ];
 
 /** Root mutation fields every app has. */
-const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser', 'requestEmailVerification', 'verifyEmail', 'requestPasswordReset', 'resetPassword'] as const;
+const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser', 'requestEmailVerification', 'verifyEmail', 'requestPasswordReset', 'resetPassword', 'enrollTotp', 'confirmTotp', 'disableTotp'] as const;
+
+/** Viewer fields every app has beside `allXs`. */
+const FIXED_VIEWER_FIELDS = ['id', 'user', 'twoFactorEnabled'] as const;
 /** Fields every row mutation payload has beside `changedX`. */
 const PAYLOAD_FIELDS = ['changedEdge', 'viewer', 'clientMutationId', 'token', 'refreshToken'] as const;
 
@@ -141,7 +150,7 @@ export class ApiNames {
     for (const name of [...API_TYPE_NAMES, ...model.types.map((t) => t.name), ...model.embedded.map((e) => e.name), ...model.enums.map((e) => e.name)]) types.add(name);
     for (const r of model.relations) if (isManyToMany(r)) types.add(r.name);
     for (const name of ['node', 'viewer']) space('query').add(name);
-    for (const name of ['id', 'user']) space('viewer').add(name);
+    for (const name of FIXED_VIEWER_FIELDS) space('viewer').add(name);
     for (const name of FIXED_MUTATIONS) space('mutation').add(name);
     // A payload's other fields are fixed: `changedX` keeps clear of them.
     for (const type of model.types) for (const name of PAYLOAD_FIELDS) space(`payload:${type.name}`).add(name);

@@ -97,6 +97,11 @@ export interface BuiltinTypeTraits {
    * offers a token for them.
    */
   signUp?: true;
+  /**
+   * Rows are the app's accounts: deleting one also deletes what the accounts stage keeps
+   * beside it in the catalog (a second factor), so nothing of it outlives the row.
+   */
+  account?: true;
   /** A user (not an app admin) who creates one joins it through `relation` with `accessLevel`. */
   creatorJoins?: { relation: string; accessLevel: string };
   /**
@@ -117,6 +122,7 @@ const TYPE_TRAITS: Readonly<Record<string, BuiltinTypeTraits>> = {
   [USER]: {
     defaultRules: { create: ['EVERYONE'], read: ['SELF'], update: ['SELF'], delete: [] },
     signUp: true,
+    account: true,
   },
   [ROLE]: {
     defaultRules: { create: [], read: ['AUTHENTICATED'], update: [], delete: [] },

@@ -28,6 +28,8 @@ export type { RefreshTokenRow } from './catalog/sessions.js';
 export { insertMailedToken, pruneMailedTokens, redeemMailedToken, spendMailedTokens } from './catalog/mailedTokens.js';
 export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
 export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
+export { confirmTotpFactor, deleteTotpFactor, lockTotpFactor, putPendingTotp, totpEnabledSql, totpStatuses, useRecoveryCode, useTotpStep } from './catalog/totp.js';
+export type { TotpFactorRow, TotpStatusRow } from './catalog/totp.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

@@ -250,7 +250,7 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'UpdateUserPayload.refreshToken')).toBeUndefined();
     const mutations = blog.getMutationType()?.getFields() ?? {};
     expect(String(mutations.loginUser?.type)).toBe('LoginUserPayload');
-    expect(Object.keys((blog.getType('LoginUserInput') as GraphQLInputObjectType).getFields())).toEqual(['username', 'password', 'clientMutationId']);
+    expect(Object.keys((blog.getType('LoginUserInput') as GraphQLInputObjectType).getFields())).toEqual(['username', 'password', 'totpCode', 'clientMutationId']);
     expect(Object.keys((blog.getType('LoginUserPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'refreshToken', 'user', 'viewer', 'clientMutationId']);
     expect(Object.keys((blog.getType('ChangeUserPasswordInput') as GraphQLInputObjectType).getFields())).toEqual(['id', 'oldPassword', 'newPassword', 'clientMutationId']);
     expect(String(mutations.changeUserPassword?.type)).toBe('ChangeUserPasswordPayload');
@@ -269,6 +269,32 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'User.emailVerified')).toBe('Boolean!');
     expect(fieldType(blog, 'CreateUserInput.email')).toBe('String');
     expect(fieldType(blog, 'CreateUserInput.emailVerified')).toBeUndefined();
+  });
+
+  it('has two-factor login: enrollTotp, confirmTotp, disableTotp, loginUser(totpCode) and viewer.twoFactorEnabled', () => {
+    const mutations = blog.getMutationType()?.getFields() ?? {};
+    expect(args(blog, 'Mutation.enrollTotp')).toEqual({ input: 'EnrollTotpInput!' });
+    expect(String(mutations.enrollTotp?.type)).toBe('EnrollTotpPayload');
+    expect(Object.keys((blog.getType('EnrollTotpInput') as GraphQLInputObjectType).getFields())).toEqual(['clientMutationId']);
+    expect(Object.keys((blog.getType('EnrollTotpPayload') as GraphQLObjectType).getFields())).toEqual(['secret', 'otpauthUri', 'clientMutationId']);
+    expect(fieldType(blog, 'EnrollTotpPayload.secret')).toBe('String!');
+    expect(fieldType(blog, 'EnrollTotpPayload.otpauthUri')).toBe('String!');
+    expect(args(blog, 'Mutation.confirmTotp')).toEqual({ input: 'ConfirmTotpInput!' });
+    expect(String(mutations.confirmTotp?.type)).toBe('ConfirmTotpPayload');
+    expect(Object.keys((blog.getType('ConfirmTotpInput') as GraphQLInputObjectType).getFields())).toEqual(['code', 'clientMutationId']);
+    expect(fieldType(blog, 'ConfirmTotpInput.code')).toBe('String!');
+    expect(Object.keys((blog.getType('ConfirmTotpPayload') as GraphQLObjectType).getFields())).toEqual(['recoveryCodes', 'clientMutationId']);
+    expect(fieldType(blog, 'ConfirmTotpPayload.recoveryCodes')).toBe('[String!]!');
+    expect(args(blog, 'Mutation.disableTotp')).toEqual({ input: 'DisableTotpInput!' });
+    expect(String(mutations.disableTotp?.type)).toBe('DisableTotpPayload');
+    expect(Object.keys((blog.getType('DisableTotpInput') as GraphQLInputObjectType).getFields())).toEqual(['code', 'userId', 'clientMutationId']);
+    expect(fieldType(blog, 'DisableTotpInput.code')).toBe('String');
+    expect(fieldType(blog, 'DisableTotpInput.userId')).toBe('ID');
+    expect(Object.keys((blog.getType('DisableTotpPayload') as GraphQLObjectType).getFields())).toEqual(['disabled', 'clientMutationId']);
+    expect(fieldType(blog, 'DisableTotpPayload.disabled')).toBe('Boolean!');
+    expect(fieldType(blog, 'LoginUserInput.totpCode')).toBe('String');
+    expect(fieldType(blog, 'Viewer.twoFactorEnabled')).toBe('Boolean');
+    for (const name of ['EnrollTotpInput', 'EnrollTotpPayload', 'ConfirmTotpInput', 'ConfirmTotpPayload', 'DisableTotpInput', 'DisableTotpPayload']) expect(API_TYPE_NAMES).toContain(name);
   });
 
   it('has subscribeToX for every model type with its events, filter and payload', () => {

@@ -3,7 +3,7 @@
 // wins over a nested create), list relations filled by nested creates.
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { fieldTraits, idColumn } from '../../model/index.js';
+import { builtinTraits, fieldTraits, idColumn } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -238,6 +238,7 @@ export async function deleteRow(w: Writer, type: ModelType, id: string): Promise
   const deleted = await w.tx.query<{ row: string }>(sql`DELETE FROM ${w.app.table(type.table)} AS ${z} WHERE id = ${id}::uuid RETURNING ${rowJson(w.app, type.name, z)} AS row`);
   const row = deleted.rows[0]?.row;
   if (row === undefined) return false;
+  if (builtinTraits(type)?.account) await w.accounts.forgetUser(w.tx, id);
   // Subscribers read the deleted object from its last state, carried with the event.
   w.events.record({ type: type.name, kind: 'delete', id, row });
   return true;

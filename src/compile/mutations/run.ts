@@ -23,6 +23,7 @@ import { writeTransaction } from './writer.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
 import { runRequestEmailVerification, runRequestPasswordReset, runResetPassword, runVerifyEmail } from './accountMail.js';
+import { runConfirmTotp, runDisableTotp, runEnrollTotp } from './twoFactor.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 
@@ -53,6 +54,12 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       return runRequestPasswordReset(s, m, input, payloadType, nodes);
     case 'resetPassword':
       return runResetPassword(s, m, input, payloadType, nodes);
+    case 'enrollTotp':
+      return runEnrollTotp(s, m, input, payloadType, nodes);
+    case 'confirmTotp':
+      return runConfirmTotp(s, m, input, payloadType, nodes);
+    case 'disableTotp':
+      return runDisableTotp(s, m, input, payloadType, nodes);
     case 'create':
     case 'update':
     case 'delete': {

@@ -1,6 +1,6 @@
 // The accounts' own mutations, their SQL and payloads (the rules are the accounts stage's,
-// called through its ports): `loginUser` checks a username and password and issues a token
-// and a session; `changeUserPassword` needs the old password — both fail alike whether the
+// called through its ports): `loginUser` checks a username and password (and the second
+// factor of a user with two-factor login) and issues a token and a session; `changeUserPassword` needs the old password — both fail alike whether the
 // user exists or not, and take about as long (a hash is verified either way);
 // `refreshUserToken` rotates a session; `logoutUser` ends one session or all of a user's.
 
@@ -24,6 +24,8 @@ import type { MutationContext } from './context.js';
 type Input = Record<string, unknown>;
 
 const WRONG = 'Wrong username or password';
+/** Longer than any two-factor code: refused before anything is counted. */
+const MAX_CODE_LENGTH = 100;
 
 interface StoredUser {
   id: string;
@@ -53,6 +55,7 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
   // Refused before they are counted or looked up: PostgreSQL cannot hold a NUL in text.
   const username = checkText(String(input.username ?? ''), 'input.username', undefined);
   const password = checkText(String(input.password ?? ''), 'input.password', undefined);
+  const totpCode = input.totpCode === undefined || input.totpCode === null ? undefined : checkText(String(input.totpCode), 'input.totpCode', MAX_CODE_LENGTH);
   // Counted before the password is checked, so parallel attempts cannot slip past the limit.
   await m.ports.accounts.loginAttempt(username);
   try {
@@ -61,6 +64,9 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
       const user = await userByName(w, username);
       const ok = await m.ports.accounts.verifyPassword(user?.password ?? null, password);
       if (!user || !ok) throw unauthenticated(WRONG);
+      // Only now, the password right: MFA_REQUIRED never answers a wrong one. A missing or wrong
+      // code is a failed attempt like a wrong password (the throttle keeps its point).
+      await w.accounts.checkSecondFactor(tx, user.id, totpCode);
       let stored = user.password;
       if (m.ports.accounts.needsRehash(stored)) stored = await m.ports.accounts.hashPassword(password);
       const type = accounts(s);

@@ -186,6 +186,37 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`CREATE INDEX mailed_tokens_expiry_idx ON tessera.mailed_tokens (expires_at)`,
     ],
   },
+  {
+    version: 9,
+    name: 'two-factor login (TOTP)',
+    statements: [
+      // A user's TOTP factor: pending from enrolment until a code from it is given
+      // (`confirmed_at`), then asked for at every login. The secret is stored as it is (base32):
+      // a code can only be checked with it, and the catalog already holds the apps' signing keys
+      // in the clear (docs/security.md). `last_step` is the time step of the last code accepted:
+      // a code is accepted once, and never one older than it. Gone with the app, and deleted
+      // with the user.
+      sql`CREATE TABLE tessera.totp_factors (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        user_id uuid NOT NULL,
+        secret text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        confirmed_at timestamptz,
+        last_step bigint,
+        PRIMARY KEY (app_id, user_id)
+      )`,
+      // The single-use recovery codes of a confirmed factor, by the SHA-256 of the code (the
+      // codes themselves are shown once and never stored). Gone with the factor.
+      sql`CREATE TABLE tessera.totp_recovery_codes (
+        app_id text NOT NULL,
+        user_id uuid NOT NULL,
+        code_hash text NOT NULL CHECK (code_hash ~ '^[0-9a-f]{64}$'),
+        used_at timestamptz,
+        PRIMARY KEY (app_id, user_id, code_hash),
+        FOREIGN KEY (app_id, user_id) REFERENCES tessera.totp_factors (app_id, user_id) ON DELETE CASCADE
+      )`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
