@@ -99,7 +99,7 @@ describe('console: dark mode', () => {
     const author = await api('mutation { createAuthor(input: { name: "Octavia E. Butler" }) { changedAuthor { id } } }');
     const authorId = author.body.data.createAuthor.changedAuthor.id as string;
     await api(`mutation { createBook(input: { title: "Kindred", pages: 264, authorId: "${authorId}" }) { changedBook { id } } }`);
-    await api('mutation { createUser(input: { username: "lauren", password: "earthseed-1" }) { changedUser { id } } }');
+    await api('mutation { createUser(input: { username: "lauren", password: "earthseed-1", email: "lauren@acorn.example" }) { changedUser { id } } }');
     browser = await launchBrowser();
   });
 
@@ -175,6 +175,8 @@ describe('console: dark mode', () => {
       await page.keyboard.press('Escape');
 
       await page.goto(`${server.base}/console/apps/${appId}/users`);
+      await page.getByRole('cell', { name: 'not verified' }).waitFor();
+      await check('users');
       await page.getByRole('link', { name: 'lauren' }).click();
       await page.getByRole('heading', { level: 1, name: /User lauren/ }).waitFor();
       await check('user');

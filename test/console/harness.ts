@@ -62,6 +62,18 @@ export async function screenshotOf(locator: ReturnType<Page['locator']>, name: s
   await locator.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
+/** A screenshot of the stretch of the page from the top of `first` to the bottom of `last`. */
+export async function screenshotBetween(page: Page, first: ReturnType<Page['locator']>, last: ReturnType<Page['locator']>, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.evaluate('window.scrollTo(0, 0)');
+  const top = await first.boundingBox();
+  const bottom = await last.boundingBox();
+  if (!top || !bottom) throw new Error(`cannot take ${name}: an element is not shown`);
+  const width = page.viewportSize()?.width ?? 1366;
+  const y = Math.max(0, top.y - 16);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, clip: { x: 0, y, width, height: bottom.y + bottom.height + 16 - y } });
+}
+
 /**
  * Replaces the text of the Monaco editor inside `editor` by pasting, as a person would paste a
  * schema (typing would meet the editor's auto-closed brackets).

@@ -1,6 +1,7 @@
 // An app's settings through the management API: which settings the server has (read from its
 // schema, so a setting added to the server shows up here without a console change), their
-// values, and changing some of them (`updateApp`, only the settings given change).
+// values, changing some of them (`updateApp`, only the settings given change), and a test mail
+// that checks the mail settings (`sendTestMail`).
 
 import { adminRequest } from './admin';
 
@@ -64,4 +65,10 @@ export async function loadAppSettings(appId: string, names: readonly string[]): 
 export async function updateAppSettings(appId: string, patch: Record<string, SettingValue>, names: readonly string[]): Promise<AppSettingsView> {
   const query = `mutation UpdateSettings($i: UpdateAppInput!) { updateApp(input: $i) { app { id name settings { ${names.join(' ')} } } } }`;
   return (await adminRequest<{ updateApp: { app: AppSettingsView } }>(query, { i: { appId, settings: patch } })).updateApp.app;
+}
+
+/** Sends a test mail through the app's saved mail settings; the server answers UNAVAILABLE, with the mail server's answer, when it cannot. */
+export async function sendTestMail(appId: string, to: string): Promise<void> {
+  const query = 'mutation SendTestMail($i: SendTestMailInput!) { sendTestMail(input: $i) { sent } }';
+  await adminRequest<{ sendTestMail: { sent: boolean } }>(query, { i: { appId, to } });
 }

@@ -1,22 +1,21 @@
-// An app's settings: token lifetime, page sizes, request limits, introspection, allowed origins.
-// The list of settings and their descriptions come from the server; this page only groups and
-// labels the ones it knows. Saving sends the changed settings alone (updateApp); the server
+// An app's settings: token lifetimes, page sizes, request limits, introspection, allowed origins,
+// mail. The list of settings and their descriptions come from the server; this page only groups
+// and labels the ones it knows. Saving sends the changed settings alone (updateApp); the server
 // checks them and a refusal is shown with its code, at the field it names.
 
 import { useEffect, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
 import { asApiError } from '../api/graphql';
 import { loadAppSettings, loadSettingInfo, updateAppSettings } from '../api/settings';
-import type { AppSettingsView, SettingInfo, SettingValue } from '../api/settings';
+import type { AppSettingsView, SettingInfo } from '../api/settings';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { useAction, useAsync } from '../components/useAsync';
+import { EMPTY_DRAFT, HIDDEN_PASSWORD, draftOf, hiddenPasswordProblem, sameValue, valueOf } from '../settings/drafts';
+import type { Draft } from '../settings/drafts';
+import { SettingControl } from '../settings/SettingControl';
+import type { Presentation } from '../settings/SettingControl';
+import { TestMailForm } from '../settings/TestMailForm';
 import { AppHeading, NoSuchApp } from './AppHeading';
-
-/** How the page groups and labels the settings it knows; any other setting goes under "Other settings". */
-interface Presentation {
-  label: string;
-  unit?: 'seconds' | 'milliseconds';
-}
 
 interface Group {
   title: string;
@@ -24,8 +23,16 @@ interface Group {
   settings: Readonly<Record<string, Presentation>>;
 }
 
+/** How the page groups and labels the settings it knows; any other setting goes under "Other settings". */
 const GROUPS: readonly Group[] = [
-  { title: 'User tokens', settings: { tokenLifetimeSeconds: { label: 'Token lifetime', unit: 'seconds' } } },
+  {
+    title: 'User tokens',
+    hint: 'A user token is what loginUser answers; a refresh token gets a new one, so a session lasts as long as it is refreshed in time.',
+    settings: {
+      tokenLifetimeSeconds: { label: 'Token lifetime', unit: 'seconds' },
+      refreshTokenLifetimeSeconds: { label: 'Session lifetime (refresh token)', unit: 'seconds' },
+    },
+  },
   {
     title: 'Pages',
     hint: 'How many objects a connection returns when a query gives no first or last, and the most it may ask for.',
@@ -48,47 +55,31 @@ const GROUPS: readonly Group[] = [
     settings: { introspection: { label: 'Answer introspection queries' }, fieldSuggestions: { label: 'Suggest similar field names in errors' } },
   },
   { title: 'Cross-origin requests (CORS)', settings: { corsOrigins: { label: 'Allowed origins' } } },
+  {
+    title: 'Mail',
+    hint: "Where the app's mail (address verification, password reset) goes out. An empty field uses the server's setting.",
+    settings: {
+      smtpUrl: {
+        label: 'SMTP server',
+        mono: true,
+        placeholder: 'smtp://user:password@mail.example.com:587',
+        defaultText: "the server's TESSERA_SMTP_URL",
+        note: `The password is shown as ${HIDDEN_PASSWORD}. Saving the URL as it is shown keeps the stored password; to change any other part of the URL, type the password again.`,
+      },
+      mailFrom: { label: 'Sender', placeholder: 'Shop <noreply@shop.example>', defaultText: "the server's TESSERA_MAIL_FROM" },
+    },
+  },
+  {
+    title: 'Mail texts',
+    hint: 'Texts may use {{token}} (the code; required), {{username}} and {{appName}}; subjects never show the code. An empty field uses the built-in text.',
+    settings: {
+      verifyEmailSubject: { label: 'Verification mail subject', defaultText: 'the built-in subject' },
+      verifyEmailText: { label: 'Verification mail text', multiline: true, defaultText: 'the built-in text' },
+      resetPasswordSubject: { label: 'Password reset mail subject', defaultText: 'the built-in subject' },
+      resetPasswordText: { label: 'Password reset mail text', multiline: true, defaultText: 'the built-in text' },
+    },
+  },
 ];
-
-/** A setting as its control holds it: text for numbers and lists, whether null is chosen. */
-interface Draft {
-  text: string;
-  /** For a nullable list: null, i.e. follow the server. */
-  none: boolean;
-}
-
-function draftOf(info: SettingInfo, value: SettingValue | undefined): Draft {
-  if (value === null || value === undefined) return { text: '', none: true };
-  if (Array.isArray(value)) return { text: value.join('\n'), none: false };
-  return { text: String(value), none: false };
-}
-
-/** The value to send for a control's text. Text that is not a number goes as it is: the server says what is wrong with it. */
-function valueOf(info: SettingInfo, draft: Draft): SettingValue {
-  if (info.nullable && draft.none) return null;
-  switch (info.kind) {
-    case 'integer':
-    case 'number': {
-      const text = draft.text.trim();
-      return text !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
-    }
-    case 'boolean':
-      return draft.text === 'true';
-    case 'list':
-      return draft.text
-        .split(/[\n,]/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
-    case 'text':
-      return draft.text;
-    default: {
-      const never: never = info.kind;
-      return never;
-    }
-  }
-}
-
-const same = (a: SettingValue | undefined, b: SettingValue | undefined) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 export function SettingsPage({ appId }: { appId: string }) {
   const info = useAsync(loadSettingInfo, []);
@@ -103,12 +94,12 @@ export function SettingsPage({ appId }: { appId: string }) {
 
 function SettingsForm({ appId, infos, initial }: { appId: string; infos: SettingInfo[]; initial: AppSettingsView }) {
   const [saved, setSaved] = useState(initial.settings);
-  const [drafts, setDrafts] = useState<Record<string, Draft>>(() => Object.fromEntries(infos.map((i) => [i.name, draftOf(i, initial.settings[i.name])])));
+  const [drafts, setDrafts] = useState<Record<string, Draft>>(() => Object.fromEntries(infos.map((i) => [i.name, draftOf(initial.settings[i.name])])));
   const [result, setResult] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   const names = infos.map((i) => i.name);
   const byName = new Map(infos.map((i) => [i.name, i]));
-  const changed = infos.filter((i) => !same(valueOf(i, drafts[i.name] ?? { text: '', none: true }), saved[i.name]));
+  const changed = infos.filter((i) => !sameValue(valueOf(i, drafts[i.name] ?? EMPTY_DRAFT), saved[i.name]));
   const refused = error ? asApiError(error).errors[0]?.extensions?.setting : undefined;
 
   // A refused setting takes the focus, so a keyboard user lands on what to fix.
@@ -124,17 +115,21 @@ function SettingsForm({ appId, infos, initial }: { appId: string; infos: Setting
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const patch = Object.fromEntries(changed.map((i) => [i.name, valueOf(i, drafts[i.name] ?? { text: '', none: true })]));
+      const patch = Object.fromEntries(changed.map((i) => [i.name, valueOf(i, drafts[i.name] ?? EMPTY_DRAFT)]));
+      if (patch.smtpUrl !== undefined) {
+        const problem = hiddenPasswordProblem('smtpUrl', patch.smtpUrl, saved.smtpUrl);
+        if (problem) throw problem;
+      }
       const updated = await updateAppSettings(appId, patch, names);
       setSaved(updated.settings);
-      setDrafts(Object.fromEntries(infos.map((i) => [i.name, draftOf(i, updated.settings[i.name])])));
+      setDrafts(Object.fromEntries(infos.map((i) => [i.name, draftOf(updated.settings[i.name])])));
       setResult(`Saved ${changed.length} setting${changed.length === 1 ? '' : 's'}: ${changed.map((i) => i.name).join(', ')}. They apply from the next request.`);
     });
   };
 
   const discard = () => {
     setResult(null);
-    setDrafts(Object.fromEntries(infos.map((i) => [i.name, draftOf(i, saved[i.name])])));
+    setDrafts(Object.fromEntries(infos.map((i) => [i.name, draftOf(saved[i.name])])));
   };
 
   const known = new Set(GROUPS.flatMap((g) => Object.keys(g.settings)));
@@ -145,8 +140,8 @@ function SettingsForm({ appId, infos, initial }: { appId: string; infos: Setting
     <>
       <AppHeading app={initial} appId={appId} page="Settings" />
       <p className="lead">
-        Limits and behaviour of this app's API. Only the settings you change are sent; they apply from the next request, on every instance of
-        the server.
+        Limits and behaviour of this app's API, and how it sends mail. Only the settings you change are sent; they apply from the next request,
+        on every instance of the server.
       </p>
       <form className="settings-form" onSubmit={submit} aria-label="App settings">
         {groups.map((group) => {
@@ -163,9 +158,8 @@ function SettingsForm({ appId, infos, initial }: { appId: string; infos: Setting
                 <SettingControl
                   key={setting.name}
                   info={setting}
-                  label={presentation.label}
-                  unit={presentation.unit}
-                  draft={drafts[setting.name] ?? { text: '', none: true }}
+                  presentation={presentation}
+                  draft={drafts[setting.name] ?? EMPTY_DRAFT}
                   changed={changed.includes(setting)}
                   refused={refused === setting.name ? asApiError(error).errors[0]?.message : undefined}
                   onChange={(draft) => set(setting.name, draft)}
@@ -192,153 +186,7 @@ function SettingsForm({ appId, infos, initial }: { appId: string; infos: Setting
           </p>
         )}
       </form>
+      {byName.has('smtpUrl') && <TestMailForm appId={appId} unsaved={changed.length > 0} />}
     </>
   );
-}
-
-function SettingControl(props: {
-  info: SettingInfo;
-  label: string;
-  unit: 'seconds' | 'milliseconds' | undefined;
-  draft: Draft;
-  changed: boolean;
-  refused: string | undefined;
-  onChange: (draft: Partial<Draft>) => void;
-}) {
-  const { info, label, unit, draft, changed, refused, onChange } = props;
-  const id = `setting-${info.name}`;
-  const describedBy = `${refused ? `${id}-error ` : ''}${id}-hint`;
-  const badge = changed ? <span className="badge">changed</span> : null;
-  const problem = refused ? (
-    <p id={`${id}-error`} className="field-error">
-      {refused}
-    </p>
-  ) : null;
-  const hint = (
-    <p id={`${id}-hint`} className="hint">
-      <code>{info.name}</code> · {info.description}
-    </p>
-  );
-  switch (info.kind) {
-    case 'boolean':
-      return (
-        <div className="setting">
-          <div className="row">
-            <label className="checkbox" htmlFor={id}>
-              <input
-                id={id}
-                type="checkbox"
-                checked={draft.text === 'true'}
-                onChange={(e) => onChange({ text: String(e.target.checked) })}
-                aria-describedby={describedBy}
-                aria-invalid={refused ? true : undefined}
-              />
-              {label}
-            </label>
-            {badge}
-          </div>
-          {problem}
-          {hint}
-        </div>
-      );
-    case 'list':
-      return (
-        <div className="setting">
-          <fieldset className="setting-choice">
-            <legend>
-              {label} {badge}
-            </legend>
-            {info.nullable && (
-              <label className="radio">
-                <input type="radio" name={id} checked={draft.none} onChange={() => onChange({ none: true })} aria-describedby={`${id}-hint`} />
-                <span>
-                  Follow the server's list (<code>TESSERA_CORS_ORIGINS</code>)
-                </span>
-              </label>
-            )}
-            <label className="radio">
-              <input type="radio" name={id} checked={!draft.none} onChange={() => onChange({ none: false })} />
-              This app's own list
-            </label>
-            {!draft.none && (
-              <>
-                <label htmlFor={id} className="visually-hidden">
-                  {label}, one per line
-                </label>
-                <textarea
-                  id={id}
-                  className="mono"
-                  rows={4}
-                  value={draft.text}
-                  onChange={(e) => onChange({ text: e.target.value })}
-                  placeholder={'https://app.example.com\nhttp://localhost:3000'}
-                  aria-describedby={`${describedBy} ${id}-format`}
-                  aria-invalid={refused ? true : undefined}
-                />
-                <p id={`${id}-format`} className="hint">
-                  One origin per line: scheme, host and port, no path (<code>https://app.example.com</code>), or <code>*</code> for any. An empty
-                  list allows no other origin: only pages of this server (such as this console) can call the API.
-                </p>
-              </>
-            )}
-          </fieldset>
-          {problem}
-          {hint}
-        </div>
-      );
-    case 'integer':
-    case 'number':
-    case 'text': {
-      const numeric = info.kind !== 'text';
-      const amount = Number(draft.text);
-      const readable = unit && draft.text.trim() !== '' && Number.isFinite(amount) ? `${unit} (${durationText(unit === 'seconds' ? amount * 1000 : amount)})` : (unit ?? '');
-      return (
-        <div className="setting setting-inline">
-          <label htmlFor={id}>{label}</label>
-          <input
-            id={id}
-            type={numeric ? 'number' : 'text'}
-            step={info.kind === 'integer' ? 1 : 'any'}
-            inputMode={numeric ? 'numeric' : undefined}
-            required={!info.nullable}
-            value={draft.text}
-            onChange={(e) => onChange({ text: e.target.value, none: false })}
-            aria-describedby={describedBy}
-            aria-invalid={refused ? true : undefined}
-          />
-          <span className="unit">
-            {readable} {badge}
-          </span>
-          {problem}
-          {hint}
-        </div>
-      );
-    }
-    default: {
-      const never: never = info.kind;
-      return never;
-    }
-  }
-}
-
-/** A duration for people: "15 days", "1 hour 30 minutes", "2.5 seconds". */
-export function durationText(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const units: [number, string][] = [
-    [86400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-    [1, 'second'],
-  ];
-  const parts: string[] = [];
-  let rest = Math.round(seconds);
-  for (const [size, name] of units) {
-    const count = Math.floor(rest / size);
-    if (count > 0) parts.push(`${count} ${name}${count === 1 ? '' : 's'}`);
-    rest -= count * size;
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
 }

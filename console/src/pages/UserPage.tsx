@@ -1,6 +1,7 @@
 // One user of an app: every field, the objects it is related to (its roles with their access
 // level, and whatever relations the app gives User), and what an operator does to a user:
-// edit, set a new password, delete. Through the app's own API with the platform key.
+// edit, set a new password, send the verification mail, end every session, delete. Through the
+// app's own API with the platform key.
 
 import { useState } from 'react';
 import type { FormEvent } from 'react';
@@ -11,6 +12,8 @@ import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
 import { useAction, useAsync } from '../components/useAsync';
+import { accountMutationsOf, endAllSessions, sendVerificationMail } from '../data/accounts';
+import { EmailVerified } from '../data/EmailVerified';
 import { FieldValue } from '../data/FieldValue';
 import { USER_TYPE, loadAppModel } from '../data/model';
 import type { AppModel, Column, ModelInfo } from '../data/model';
@@ -50,11 +53,15 @@ export function UserPage({ appId, userId }: { appId: string; userId: string }) {
 
 function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; user: Row; endpoint: string; reload: () => void }) {
   const { appId, appModel, model, user, endpoint } = props;
-  const [dialog, setDialog] = useState<'edit' | 'password' | 'delete' | null>(null);
+  const [dialog, setDialog] = useState<'edit' | 'password' | 'sessions' | 'delete' | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const removal = useAction();
+  const mailing = useAction();
+  const ending = useAction();
   const username = String(user.username);
+  const email = typeof user.email === 'string' && user.email !== '' ? user.email : null;
   const canSetPassword = model.update?.fields.some((f) => f.widget === 'password') ?? false;
+  const accounts = accountMutationsOf(appModel.schema);
   const values = model.columns.filter((c) => c.kind !== 'list' && c.name !== 'id');
   const lists = model.columns.filter((c): c is Extract<Column, { kind: 'list' }> => c.kind === 'list');
 
@@ -62,6 +69,25 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
     void removal.run(async () => {
       await deleteRow(endpoint, platformKey(), model, user.id);
       navigate(hrefOf({ page: 'users', appId }), { replace: true });
+    });
+
+  const sendVerification = () => {
+    setNotice(null);
+    void mailing.run(async () => {
+      if (!accounts.sendVerification) return;
+      await sendVerificationMail(endpoint, platformKey(), accounts.sendVerification, user.id);
+      setNotice(`A verification mail is on its way to ${email ?? username}: the code in it verifies the address within 24 hours.`);
+    });
+  };
+
+  const endSessions = () =>
+    void ending.run(async () => {
+      if (!accounts.endSessions) return;
+      const ended = await endAllSessions(endpoint, platformKey(), accounts.endSessions, user.id);
+      setDialog(null);
+      setNotice(
+        `Ended ${ended} session${ended === 1 ? '' : 's'} of ${username}. Their refresh tokens and the tokens issued to them before now no longer work: they log in again.`,
+      );
     });
 
   return (
@@ -77,12 +103,41 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
             Set a new password
           </button>
         )}
+        {accounts.sendVerification && (
+          <button
+            type="button"
+            className="button"
+            onClick={sendVerification}
+            disabled={mailing.busy || email === null}
+            aria-describedby={email === null ? 'no-email-hint' : undefined}
+          >
+            {mailing.busy ? 'Sending…' : 'Send verification mail'}
+          </button>
+        )}
+        {accounts.endSessions && (
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setNotice(null);
+              setDialog('sessions');
+            }}
+          >
+            End all sessions
+          </button>
+        )}
         {model.remove && (
           <button type="button" className="button danger" onClick={() => setDialog('delete')}>
             Delete user
           </button>
         )}
       </div>
+      {accounts.sendVerification && email === null && (
+        <p id="no-email-hint" className="hint">
+          {username} has no email address to verify.
+        </p>
+      )}
+      <ErrorBox error={mailing.error} title="The verification mail was not sent" />
       {notice && (
         <p className="success" role="status">
           {notice}
@@ -100,7 +155,9 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
           {values.map((c) => (
             <div key={c.name} className="details-row">
               <dt>{c.name}</dt>
-              <dd>{c.kind === 'single' ? <RelatedLink appId={appId} appModel={appModel} column={c} value={user[c.name]} /> : <FieldValue value={user[c.name]} max={400} />}</dd>
+              <dd>
+                <FieldCell appId={appId} appModel={appModel} column={c} user={user} />
+              </dd>
             </div>
           ))}
         </dl>
@@ -140,6 +197,20 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
           />
         )}
       </Dialog>
+      <ConfirmDialog
+        open={dialog === 'sessions'}
+        title={`End every session of ${username}?`}
+        confirmLabel="End all sessions"
+        busy={ending.busy}
+        onConfirm={endSessions}
+        onClose={() => setDialog(null)}
+      >
+        <p>
+          Every refresh token of <strong>{username}</strong> stops working, and so does every token issued to them before now: on each device they
+          are logged out, and they log in again with their password. Their password and data stay as they are.
+        </p>
+        <ErrorBox error={ending.error} title="The sessions were not ended" />
+      </ConfirmDialog>
       <ConfirmDialog open={dialog === 'delete'} title={`Delete ${username}?`} confirmLabel="Delete user" busy={removal.busy} onConfirm={remove} onClose={() => setDialog(null)}>
         <p>
           The user <strong>{username}</strong> is deleted, with their role memberships and other many-to-many edges; references to them are
@@ -149,6 +220,12 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
       </ConfirmDialog>
     </>
   );
+}
+
+function FieldCell({ appId, appModel, column, user }: { appId: string; appModel: AppModel; column: Column; user: Row }) {
+  if (column.kind === 'single') return <RelatedLink appId={appId} appModel={appModel} column={column} value={user[column.name]} />;
+  if (column.name === 'emailVerified' && 'email' in user) return <EmailVerified email={user.email} verified={user.emailVerified} />;
+  return <FieldValue value={user[column.name]} max={400} />;
 }
 
 function RelatedLink({ appId, appModel, column, value }: { appId: string; appModel: AppModel; column: Extract<Column, { kind: 'single' }>; value: unknown }) {

@@ -1,5 +1,5 @@
 // The users of an app: searched by username (and email, when the app's User has one) on the
-// server, paged, ordered; each opens on its own page. Read and written through the app's own
+// server, paged, ordered, with their address and whether it is verified; each opens on its own page. Read and written through the app's own
 // API with the platform key, as the data browser does.
 
 import { useEffect, useState } from 'react';
@@ -13,9 +13,11 @@ import { Pager, useCursorPages } from '../components/Pager';
 import { useAsync } from '../components/useAsync';
 import { USER_TYPE, loadAppModel } from '../data/model';
 import type { AppModel, ModelInfo } from '../data/model';
+import { EmailVerified } from '../data/EmailVerified';
 import { FieldValue } from '../data/FieldValue';
 import { RowForm } from '../data/RowForm';
 import { loadPage } from '../data/rows';
+import type { Row } from '../data/rows';
 import { searchWhere } from '../data/search';
 import { hrefOf, navigate, useLocation } from '../router';
 
@@ -70,7 +72,7 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
     navigate(usersHref(appId, text), { replace: true });
   };
 
-  const columns = ['username', ...['email', 'lastLogin', 'createdAt'].filter((name) => model.columns.some((c) => c.name === name))];
+  const columns = ['username', ...['email', 'emailVerified', 'lastLogin', 'createdAt'].filter((name) => model.columns.some((c) => c.name === name))];
   const lists = model.columns.filter((c) => c.kind === 'list');
   const count = page.data?.count;
   return (
@@ -142,7 +144,7 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
                 <tr key={row.id}>
                   {columns.map((c) => (
                     <td key={c}>
-                      {c === 'username' ? <Link href={hrefOf({ page: 'users', appId, userId: row.id })}>{String(row.username)}</Link> : <FieldValue value={row[c]} />}
+                      <UserCell appId={appId} row={row} column={c} />
                     </td>
                   ))}
                   {lists.map((c) => (
@@ -173,6 +175,17 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
       </Dialog>
     </section>
   );
+}
+
+function UserCell({ appId, row, column }: { appId: string; row: Row; column: string }) {
+  switch (column) {
+    case 'username':
+      return <Link href={hrefOf({ page: 'users', appId, userId: row.id })}>{String(row.username)}</Link>;
+    case 'emailVerified':
+      return <EmailVerified email={row.email} verified={row.emailVerified} />;
+    default:
+      return <FieldValue value={row[column]} />;
+  }
 }
 
 function usersHref(appId: string, query: string): string {
