@@ -1,12 +1,15 @@
 // What the mutations of an app need from the accounts stage, bound to one app and one caller's
 // address: hashing and checking passwords (a decoy hash for unknown users, so both failures
-// take as long), counting login attempts, issuing tokens. The compiler calls these and knows
-// nothing of how they work.
+// take as long), counting login attempts, issuing tokens, and OpenID Connect identities. The
+// compiler calls these and knows nothing of how they work.
 
 import type { AppModel, AppSettings } from '../model/index.js';
 import { accountType, encodeId } from '../model/index.js';
+import type { AuthorizationGrant, IdentityProfile, OidcRelyingParty, VerifiedIdentity } from '../oidc/index.js';
 import type { Queryable, SigningKeyRow } from '../store/index.js';
-import { decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPassword } from './password.js';
+import { freeUsername, identityUser, linkIdentity, oidcIdentity, unlinkIdentities } from './identities.js';
+import type { AccountLog, OidcIdentity } from './identities.js';
+import { decoyHash, hasPassword, hashPassword, needsRehash, passwordFingerprint, unusablePassword, verifyPassword } from './password.js';
 import { currentGeneration, endAllSessions, endSession, rotateSession, startSession } from './sessions.js';
 import type { Ended, Rotation } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
@@ -37,6 +40,28 @@ export interface AccountPorts {
   addressAttempt(): Promise<void>;
   /** That attempt succeeded. */
   addressSucceeded(): Promise<void>;
+  /**
+   * Redeems an authorization code at the app's OpenID provider `provider` and verifies the ID
+   * token: the identity it vouches for. BAD_USER_INPUT for a provider the app lacks;
+   * UNAUTHENTICATED when refused, UNAVAILABLE when the provider failed.
+   */
+  oidcIdentity(q: Queryable, provider: string, grant: AuthorizationGrant): Promise<OidcIdentity>;
+  /** The user an identity is linked to (the link locked); undefined when none or that user is gone. */
+  identityUser(q: Queryable, identity: VerifiedIdentity): Promise<string | undefined>;
+  /** Links an identity to a user; `taken` when another existing user holds it. */
+  linkIdentity(q: Queryable, userId: string, identity: VerifiedIdentity): Promise<'linked' | 'taken'>;
+  /** Removes a user's identities of a provider's issuer; FORBIDDEN when they are the account's only way in. */
+  unlinkIdentities(q: Queryable, userId: string, provider: string): Promise<number>;
+  /** A username no user of the app has, made from a new identity's profile. */
+  freeUsername(q: Queryable, profile: IdentityProfile, subject: string): Promise<string>;
+  /** A stored password no password matches, for an account made by a sign-in. */
+  unusablePassword(): string;
+}
+
+/** What the ports need beyond the app: the OpenID relying party and where refusals are logged. */
+export interface AccountServices {
+  oidc?: OidcRelyingParty | undefined;
+  log?: AccountLog | undefined;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
@@ -49,7 +74,7 @@ export interface AccountApp {
 }
 
 /** The ports of `app` for a caller at `address`. */
-export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string): AccountPorts {
+export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string, services: AccountServices = {}): AccountPorts {
   return {
     loginAttempt: (key) => throttle.attempt(app.id, key, address),
     loginSucceeded: (key) => throttle.succeeded(app.id, key, address),
@@ -58,7 +83,8 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     hashPassword,
     needsRehash,
     async verifyPassword(stored, password) {
-      if (stored === null) {
+      // An account without a password fails like an unknown one, and takes as long.
+      if (stored === null || !hasPassword(stored)) {
         await verifyPassword(await decoyHash(), password);
         return false;
       }
@@ -76,5 +102,11 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     rotateSession: (q, refreshToken) => rotateSession(q, app, refreshToken),
     endSession: (q, refreshToken) => endSession(q, app, refreshToken),
     endAllSessions: (q, userId) => endAllSessions(q, app, userId),
+    oidcIdentity: (q, provider, grant) => oidcIdentity(q, app, services.oidc, services.log, provider, grant),
+    identityUser: (q, identity) => identityUser(q, app, identity),
+    linkIdentity: (q, userId, identity) => linkIdentity(q, app, userId, identity),
+    unlinkIdentities: (q, userId, provider) => unlinkIdentities(q, app, userId, provider),
+    freeUsername: (q, profile, subject) => freeUsername(q, app, profile, subject),
+    unusablePassword,
   };
 }

@@ -30,6 +30,8 @@ import {
 import { parse } from 'graphql';
 import type { AppRow, Queryable, Store } from '../store/index.js';
 import { appSchema, printApiSchema } from '../graphql/index.js';
+import type { OidcRelyingParty } from '../oidc/index.js';
+import { oidcProviderMethods } from './oidcProviders.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
 /** Most trusted documents one app may hold. */
@@ -127,8 +129,14 @@ function signingKey() {
   };
 }
 
-export function createAdminService(store: Store): AdminService {
+export interface AdminServiceOptions {
+  /** Discovers OpenID providers and seals their client secrets; without it none can be added. */
+  oidc?: OidcRelyingParty | undefined;
+}
+
+export function createAdminService(store: Store, options: AdminServiceOptions = {}): AdminService {
   return {
+    ...oidcProviderMethods(store, options.oidc),
     async createApp({ name, schema }) {
       if (!isAppName(name)) {
         throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');

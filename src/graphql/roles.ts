@@ -19,6 +19,9 @@ export type FieldRole =
   | { kind: 'changePassword' }
   | { kind: 'refresh' }
   | { kind: 'logout' }
+  | { kind: 'oidcLogin' }
+  | { kind: 'linkIdentity' }
+  | { kind: 'unlinkIdentity' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
@@ -33,6 +36,8 @@ export type FieldRole =
   | { kind: 'refreshToken' }
   | { kind: 'endedSessions' }
   | { kind: 'loggedInUser' }
+  | { kind: 'newUser' }
+  | { kind: 'unlinkedIdentities' }
   // Subscription payloads
   | { kind: 'eventMutation' }
   | { kind: 'eventValue'; type: string }

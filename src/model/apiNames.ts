@@ -40,10 +40,16 @@ export const API_TYPE_NAMES: readonly string[] = [
   'RefreshUserTokenPayload',
   'LogoutUserInput',
   'LogoutUserPayload',
+  'LoginUserWithOidcInput',
+  'LoginUserWithOidcPayload',
+  'LinkOidcIdentityInput',
+  'LinkOidcIdentityPayload',
+  'UnlinkOidcIdentityInput',
+  'UnlinkOidcIdentityPayload',
 ];
 
 /** Root mutation fields every app has. */
-const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser'] as const;
+const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser', 'loginUserWithOidc', 'linkOidcIdentity', 'unlinkOidcIdentity'] as const;
 /** Fields every row mutation payload has beside `changedX`. */
 const PAYLOAD_FIELDS = ['changedEdge', 'viewer', 'clientMutationId', 'token', 'refreshToken'] as const;
 

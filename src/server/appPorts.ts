@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { accountPorts } from '../accounts/index.js';
 import type { AccountApp, LoginThrottle } from '../accounts/index.js';
 import type { MutationPorts } from '../compile/index.js';
+import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
 import type { LiveApp } from './appRegistry.js';
@@ -16,9 +17,13 @@ export function accountApp(app: LiveApp): AccountApp {
 }
 
 /** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+export function mutationPorts(app: LiveApp, throttle: LoginThrottle, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory, oidc?: OidcRelyingParty): MutationPorts {
   return {
-    accounts: accountPorts(accountApp(app), throttle, address),
+    accounts: accountPorts(accountApp(app), throttle, address, {
+      oidc,
+      // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
+      log: (detail, message) => log?.info(detail, message),
+    }),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),

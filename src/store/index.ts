@@ -25,6 +25,19 @@ export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 export { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from './catalog/sessions.js';
 export type { RefreshTokenRow } from './catalog/sessions.js';
+export {
+  countOidcIdentities,
+  deleteOidcIdentities,
+  deleteOidcProvider,
+  findOidcProvider,
+  insertOidcIdentity,
+  insertOidcProvider,
+  listOidcProviders,
+  lockOidcIdentity,
+  relinkOidcIdentity,
+  touchOidcIdentity,
+} from './catalog/oidc.js';
+export type { OidcProviderRow } from './catalog/oidc.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

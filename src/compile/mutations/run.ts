@@ -22,6 +22,7 @@ import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './writer.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
+import { runLinkIdentity, runOidcLogin, runUnlinkIdentity } from './oidc.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 
@@ -44,6 +45,12 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       return runRefresh(s, m, input, payloadType, nodes);
     case 'logout':
       return runLogout(s, m, input, payloadType, nodes);
+    case 'oidcLogin':
+      return runOidcLogin(s, m, input, payloadType, nodes);
+    case 'linkIdentity':
+      return runLinkIdentity(s, m, input, payloadType, nodes);
+    case 'unlinkIdentity':
+      return runUnlinkIdentity(s, m, input, payloadType, nodes);
     case 'create':
     case 'update':
     case 'delete': {

@@ -29,6 +29,7 @@ import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
 import type { PersistedQueries } from '../persisted.js';
 import { mutationPorts, unknownApp } from '../appPorts.js';
+import type { OidcRelyingParty } from '../../oidc/index.js';
 import { errorBody } from '../clientErrors.js';
 import { traceOperation } from '../tracing.js';
 
@@ -54,6 +55,8 @@ export interface AppSubscriptionOptions {
   /** Events queued for one subscription before its subscriber counts as too slow. */
   maxPendingEvents: number;
   directory: SubscriberDirectory;
+  /** Redeems OpenID sign-ins sent over the socket. */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 /** Subscriptions one connection may hold open at once. */
@@ -259,7 +262,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      ports: mutationPorts(live, options.throttle, connection.address, app.log, options.directory),
+      ports: mutationPorts(live, options.throttle, connection.address, app.log, options.directory, options.oidc),
       document,
       query: payload.query,
       operationName,
