@@ -18,6 +18,7 @@ import type { TestServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp } from '../api/harness.js';
 import type { GraphQLResult, Json, TestApp } from '../api/harness.js';
 import { pkce, startOidcProvider } from '../helpers/oidcProvider.js';
+import { client, openSubscriptions, subscribe, waitForSubscriptions } from '../realtime/harness.js';
 import type { TestAccount, TestClient, TestProvider, TokenResponse } from '../helpers/oidcProvider.js';
 
 const SCHEMA = 'type Note @model { text: String }';
@@ -432,6 +433,27 @@ describe.each(STORE_KINDS)('OpenID Connect sign-in (%s)', (kind) => {
     expect(linked.body.errors).toBeUndefined();
     const answer = (await login(await authorize(sub), closed)).body.data.loginUserWithOidc;
     expect(answer.user.id).toBe(made.createUser.changedUser.id);
+  });
+
+  it('tells subscribers of a sign-in as of createUser and loginUser: createUser for a new account, loginUser later', async () => {
+    const ws = client(app.endpoint, app.token);
+    try {
+      const before = await openSubscriptions(server.base);
+      const events = subscribe(ws, 'subscription { subscribeToUser(mutations: [createUser, loginUser]) { mutation value { id username } } }');
+      await waitForSubscriptions(server.base, before + 1);
+      const sub = account({ preferred_username: 'watched' });
+      const first = await signIn(sub);
+      await signIn(sub);
+      const seen = (await events.take(2)).map((e) => e.data.subscribeToUser);
+      // One event per row and transaction, as for any mutation: the first sign-in is a sign-up.
+      expect(seen).toEqual([
+        { mutation: 'createUser', value: { id: first.user.id, username: 'watched' } },
+        { mutation: 'loginUser', value: { id: first.user.id, username: 'watched' } },
+      ]);
+      await events.close();
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('keeps codes, verifiers, tokens and client secrets out of the logs, and logs why a sign-in was refused', async () => {
