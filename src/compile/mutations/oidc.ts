@@ -102,12 +102,19 @@ async function createAccount(w: Writer, type: ModelType, identity: OidcIdentity)
  */
 async function requireSecondFactor(_w: Writer, _userId: string, _totpCode: string | undefined): Promise<void> {}
 
-/** Runs `fn` in a transaction, once more if it lost a race for the identity or the username. */
+const lostRace = (err: unknown) => err instanceof LostRace || sqlState(err) === '23505';
+
+/** Runs `fn` (a transaction) once more if it lost a race for the identity or the username. */
 async function withOneRetry<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof LostRace || sqlState(err) === '23505') return fn();
+    if (!lostRace(err)) throw err;
+  }
+  try {
+    return await fn();
+  } catch (err) {
+    if (lostRace(err)) throw new TesseraError('CONFLICT', 'Other sign-ins of this identity were under way at the same time; sign in again');
     throw err;
   }
 }
