@@ -30,6 +30,19 @@ export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
 export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
 export { confirmTotpFactor, deleteTotpFactor, lockTotpFactor, putPendingTotp, totpEnabledSql, totpStatuses, useRecoveryCode, useTotpStep } from './catalog/totp.js';
 export type { TotpFactorRow, TotpStatusRow } from './catalog/totp.js';
+export {
+  countOidcIdentities,
+  deleteOidcIdentities,
+  deleteOidcProvider,
+  findOidcProvider,
+  insertOidcIdentity,
+  insertOidcProvider,
+  listOidcProviders,
+  lockOidcIdentity,
+  relinkOidcIdentity,
+  touchOidcIdentity,
+} from './catalog/oidc.js';
+export type { OidcProviderRow } from './catalog/oidc.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';
