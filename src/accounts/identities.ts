@@ -96,12 +96,12 @@ export async function unlinkIdentities(q: Queryable, app: AccountApp, userId: st
 
 const MAX_USERNAME = 40;
 
-/** A username made from a claim: one NFC spelling, no control characters or spaces, not too long. */
+/** A username made from a claim: one NFC spelling, no control characters, lone surrogates or spaces, not too long. */
 function usernameFrom(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const cleaned = value
     .normalize('NFC')
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '')
+    .replace(/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu, '')
     .trim()
     .replace(/\s+/gu, '-');
   const short = [...cleaned].slice(0, MAX_USERNAME).join('');

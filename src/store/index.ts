@@ -10,7 +10,7 @@ export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';
 
 export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } from './catalog/appIds.js';
-export { CATALOG_VERSION } from './catalog/migrations.js';
+export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';
 export { catalogVersion, ensureCatalog } from './catalog/ensure.js';
 export { deleteApp, findApp, insertApp, listApps, lockApp, updateAppSettings } from './catalog/apps.js';
 export type { AppRow } from './catalog/apps.js';

@@ -223,6 +223,8 @@ describe.each(STORE_KINDS)('OpenID Connect sign-in (%s)', (kind) => {
     expect(fromSubject.user.username).toBe(sub);
     const spaced = await signIn(account({ preferred_username: '  Hal  Jordan\u0007 ' }));
     expect(spaced.user.username).toBe('Hal-Jordan');
+    const surrogate = await signIn(account({ preferred_username: 'sur\ud800rogate' }));
+    expect(surrogate.user.username).toBe('surrogate');
   });
 
   it('accepts a redirect URI with a query, sent exactly as the authorization request had it', async () => {
