@@ -10,15 +10,18 @@ const ALLOWED = {
   errors: [],
   build: [], // the package itself: its root and version
   sql: [],
+  secrets: [], // sealing secrets the server must read back
+  outbound: [], // HTTP calls made for an app, kept off private networks
   model: ['errors'],
   store: ['sql', 'model', 'errors'],
   permissions: ['sql', 'model', 'errors'],
   graphql: ['model', 'errors'],
-  accounts: ['sql', 'store', 'model', 'permissions', 'errors'],
+  oidc: ['outbound', 'secrets', 'errors'],
+  accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
-  admin: ['model', 'store', 'graphql', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'errors'],
+  admin: ['model', 'store', 'graphql', 'oidc', 'errors', 'sql'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
   cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };

@@ -1,7 +1,7 @@
 // Password hashing with Argon2id at (at least) the OWASP minimum: 19 MiB of memory, two
 // passes, one lane. The parameters are stored inside each PHC-format hash.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 
 /** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, which isolated modules cannot import). */
@@ -50,4 +50,20 @@ let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
   decoy ??= hashPassword('decoy password for unknown usernames');
   return decoy;
+}
+
+/**
+ * Stored passwords starting with this are not hashes, and no password matches them: the
+ * password of an account made by an OpenID Connect sign-in, until an admin sets one.
+ */
+const NO_PASSWORD = '!';
+
+/** A stored password no password matches (random, so each account's token fingerprint is its own). */
+export function unusablePassword(): string {
+  return `${NO_PASSWORD}no-password:${randomBytes(16).toString('base64url')}`;
+}
+
+/** Whether a stored password can be matched at all (false for an unusablePassword). */
+export function hasPassword(stored: string): boolean {
+  return !stored.startsWith(NO_PASSWORD);
 }

@@ -1,16 +1,21 @@
 // What the mutations of an app need from the accounts stage, bound to one app and one caller's
 // address: hashing and checking passwords (a decoy hash for unknown users, so both failures
-// take as long), counting login attempts, issuing tokens, two-factor login. The compiler calls
-// these and knows nothing of how they work.
+// take as long), counting login attempts, issuing tokens, sessions, mailed codes, two-factor
+// login and OpenID Connect identities. The compiler calls these and knows nothing of how they
+// work.
 
 import type { AppModel, AppSettings } from '../model/index.js';
 import { accountType, encodeId } from '../model/index.js';
+import type { AuthorizationGrant, IdentityProfile, OidcRelyingParty, VerifiedIdentity } from '../oidc/index.js';
 import type { Queryable, SigningKeyRow } from '../store/index.js';
-import { decoyHash, hashPassword, needsRehash, passwordFingerprint, verifyPassword } from './password.js';
+import { freeUsername, identityUser, linkIdentity, oidcIdentity, unlinkIdentities } from './identities.js';
+import type { AccountLog, OidcIdentity } from './identities.js';
+import { decoyHash, hasPassword, hashPassword, needsRehash, passwordFingerprint, unusablePassword, verifyPassword } from './password.js';
 import { currentGeneration, endAllSessions, endSession, rotateSession, startSession } from './sessions.js';
 import type { Ended, Rotation } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
-import type { Mail, Mailer } from './mail.js';
+import { Mailer } from './mail.js';
+import type { Mail } from './mail.js';
 import { resetMail, resetPassword, verificationMail, verifyEmail } from './mailFlows.js';
 import { signUserToken } from './tokens.js';
 import { checkSecondFactor, confirmTotp, disableTotp, enrollTotp, forgetTotp } from './totp.js';
@@ -71,6 +76,31 @@ export interface AccountPorts {
   disableTotp(q: Queryable, userId: string, code: string | undefined): Promise<boolean>;
   /** A user is being deleted: what the accounts stage keeps beside the row (their second factor) goes too. */
   forgetUser(q: Queryable, userId: string): Promise<void>;
+  /**
+   * Redeems an authorization code at the app's OpenID provider `provider` and verifies the ID
+   * token: the identity it vouches for. BAD_USER_INPUT for a provider the app lacks;
+   * UNAUTHENTICATED when refused, UNAVAILABLE when the provider failed.
+   */
+  oidcIdentity(q: Queryable, provider: string, grant: AuthorizationGrant): Promise<OidcIdentity>;
+  /** The user an identity is linked to (the link locked); undefined when none or that user is gone. */
+  identityUser(q: Queryable, identity: VerifiedIdentity): Promise<string | undefined>;
+  /** Links an identity to a user; `taken` when another existing user holds it. */
+  linkIdentity(q: Queryable, userId: string, identity: VerifiedIdentity): Promise<'linked' | 'taken'>;
+  /** Removes a user's identities of a provider's issuer; FORBIDDEN when they are the account's only way in. */
+  unlinkIdentities(q: Queryable, userId: string, provider: string): Promise<number>;
+  /** A username no user of the app has, made from a new identity's profile. */
+  freeUsername(q: Queryable, profile: IdentityProfile, subject: string): Promise<string>;
+  /** A stored password no password matches, for an account made by a sign-in. */
+  unusablePassword(): string;
+}
+
+/** What the ports need beyond the app: the mailer, the OpenID relying party, and where failures and refusals are logged. */
+export interface AccountServices {
+  mailer?: Mailer | undefined;
+  /** Hears of mail sent later that failed. */
+  mailLost?: ((err: unknown) => void) | undefined;
+  oidc?: OidcRelyingParty | undefined;
+  log?: AccountLog | undefined;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
@@ -84,8 +114,11 @@ export interface AccountApp {
   settings: AppSettings;
 }
 
-/** The ports of `app` for a caller at `address`; `mailLost` hears of mail sent later that failed. */
-export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string, mailer: Mailer, mailLost: (err: unknown) => void = () => {}): AccountPorts {
+/** The ports of `app` for a caller at `address`. */
+export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: string, services: AccountServices = {}): AccountPorts {
+  // Without a mailer the app has no mail settings to use: its mail mutations say so.
+  const mailer = services.mailer ?? new Mailer();
+  const mailLost = services.mailLost ?? (() => {});
   return {
     mailConfigured: () => mailer.configured(app.settings),
     sendMail: (mail) =>
@@ -105,7 +138,8 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     hashPassword,
     needsRehash,
     async verifyPassword(stored, password) {
-      if (stored === null) {
+      // An account without a password fails like an unknown one, and takes as long.
+      if (stored === null || !hasPassword(stored)) {
         await verifyPassword(await decoyHash(), password);
         return false;
       }
@@ -128,5 +162,11 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     confirmTotp: (q, userId, code) => confirmTotp(q, app, userId, code),
     disableTotp: (q, userId, code) => disableTotp(q, app, userId, code),
     forgetUser: (q, userId) => forgetTotp(q, app, userId),
+    oidcIdentity: (q, provider, grant) => oidcIdentity(q, app, services.oidc, services.log, provider, grant),
+    identityUser: (q, identity) => identityUser(q, app, identity),
+    linkIdentity: (q, userId, identity) => linkIdentity(q, app, userId, identity),
+    unlinkIdentities: (q, userId, provider) => unlinkIdentities(q, app, userId, provider),
+    freeUsername: (q, profile, subject) => freeUsername(q, app, profile, subject),
+    unusablePassword,
   };
 }

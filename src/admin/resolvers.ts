@@ -2,7 +2,7 @@
 // service leaves to the API (full endpoint URL, lazily loaded app detail).
 
 import type { AdminContext } from './context.js';
-import type { AppDetail, AppSummary } from './types.js';
+import type { AddOidcProviderInput, AppDetail, AppSummary } from './types.js';
 import type { AppSettings } from '../model/index.js';
 import { badInput } from '../errors/index.js';
 
@@ -62,6 +62,12 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   setTrustedDocuments: async (_source, { input }: Input<{ appId: string; documents: string[]; enforce: boolean }>, context) => ({
     count: await context.admin.setTrustedDocuments({ appId: input.appId, documents: input.documents, enforce: input.enforce }),
   }),
+  addOidcProvider: async (_source, { input }: Input<AddOidcProviderInput>, context) => ({
+    oidcProvider: await context.admin.addOidcProvider(input),
+  }),
+  removeOidcProvider: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
+    removed: await context.admin.removeOidcProvider({ appId: input.appId, name: input.name }),
+  }),
 };
 
 /** The longest traffic window the API answers: a day of minutes. */
@@ -83,6 +89,7 @@ const app: Record<string, Resolver<AppSource, never>> = {
   history: async (source, _args, context) => (await detailOf(source, context)).history,
   adminTokens: async (source, _args, context) => (await detailOf(source, context)).adminTokens,
   trustedDocuments: (source, _args, context) => context.admin.trustedDocuments(source.id),
+  oidcProviders: (source, _args, context) => context.admin.oidcProviders(source.id),
   traffic: (source, args: { minutes: number }, context) => context.traffic.minutes(source.id, count(args.minutes, 'minutes', MAX_TRAFFIC_MINUTES)),
   recentOperations: (source, args: { last: number }, context) => context.traffic.recent(source.id, count(args.last, 'last', MAX_LOGGED_OPERATIONS)),
   twoFactor: (source, args: { userIds: string[] }, context) => {

@@ -78,6 +78,10 @@ type Mutation {
   setTrustedDocuments(input: SetTrustedDocumentsInput!): SetTrustedDocumentsPayload!
   "Sends a test mail through the app's mail settings (or the server's), to check them; UNAVAILABLE with the mail server's answer when it cannot."
   sendTestMail(input: SendTestMailInput!): SendTestMailPayload!
+  "Adds an OpenID provider users of the app sign in with (loginUserWithOidc); its issuer's discovery document is fetched and checked first."
+  addOidcProvider(input: AddOidcProviderInput!): AddOidcProviderPayload!
+  "Removes an app's OpenID provider; identities linked through it stay, and work again if a provider of the same issuer is added."
+  removeOidcProvider(input: RemoveOidcProviderInput!): RemoveOidcProviderPayload!
 }
 
 type App {
@@ -98,6 +102,8 @@ type App {
   adminTokens: [AdminToken!]!
   "The app's trusted documents."
   trustedDocuments: TrustedDocuments!
+  "The OpenID providers the app's users sign in with, by name (never their client secrets)."
+  oidcProviders: [OidcProvider!]!
   "The app's operations per minute over the last \`minutes\` minutes (1 to 1,440), oldest first, one entry per minute, summed over every instance (the last few seconds of other instances arrive within 10 s)."
   traffic(minutes: Int! = 60): [TrafficMinute!]!
   "The latest operations of the app the answering instance served (1 to 100), newest first: what each was, who asked and how it ended — never its document or variables."
@@ -148,6 +154,19 @@ type LoggedOperation {
   caller: String!
   "The user's id, when a user asked."
   userId: ID
+}
+
+type OidcProvider {
+  "The name clients give loginUserWithOidc."
+  name: String!
+  "The issuer as the provider states it; ID tokens must carry exactly this."
+  issuer: String!
+  clientId: String!
+  "The scopes clients ask for (openid among them)."
+  scopes: [String!]!
+  "Where clients send users to sign in, from the provider's discovery document."
+  authorizationEndpoint: String!
+  createdAt: DateTime!
 }
 
 type TrustedDocuments {
@@ -280,6 +299,36 @@ input SendTestMailInput {
 type SendTestMailPayload {
   "True once the mail server accepted the mail."
   sent: Boolean!
+}
+
+input AddOidcProviderInput {
+  "The app's id or name."
+  appId: ID!
+  "1–64 letters, digits, '.', '_' and '-': what clients call the provider in loginUserWithOidc."
+  name: String!
+  "The provider's issuer URL (https; http only on this machine); its /.well-known/openid-configuration is fetched."
+  issuer: String!
+  "The app's client id at the provider."
+  clientId: String!
+  "The app's client secret at the provider: stored sealed, never answered back."
+  clientSecret: String!
+  "The scopes clients ask for; must include openid. Default: openid, email, profile."
+  scopes: [String!]
+}
+
+type AddOidcProviderPayload {
+  oidcProvider: OidcProvider!
+}
+
+input RemoveOidcProviderInput {
+  "The app's id or name."
+  appId: ID!
+  name: String!
+}
+
+type RemoveOidcProviderPayload {
+  "False when the app has no provider of that name."
+  removed: Boolean!
 }
 
 input RotateSigningKeyInput {

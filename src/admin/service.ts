@@ -3,7 +3,7 @@
 
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import { DEFAULT_SETTINGS, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, accountType, corsOriginProblem, decodeId, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
+import { DEFAULT_SETTINGS, HIDDEN_PASSWORD, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, accountType, corsOriginProblem, decodeId, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
@@ -31,6 +31,8 @@ import {
 import { parse } from 'graphql';
 import type { AppRow, Queryable, Store } from '../store/index.js';
 import { appSchema, printApiSchema } from '../graphql/index.js';
+import type { OidcRelyingParty } from '../oidc/index.js';
+import { oidcProviderMethods } from './oidcProviders.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
 /** Most trusted documents one app may hold. */
@@ -120,6 +122,10 @@ function validateText(key: string, value: unknown): string | null {
   if (value.length > spec.max) throw badInput(`Setting "${key}" holds at most ${spec.max} characters`, { setting: key });
   const problem = spec.problem?.(value);
   if (problem) throw badInput(`Setting "${key}": ${problem}`, { setting: key });
+  // The hidden form written back with another host or user would store the mask as the password.
+  if (key === 'smtpUrl' && hidePassword(value) === value && value.includes(`:${HIDDEN_PASSWORD}@`)) {
+    throw badInput('Setting "smtpUrl": the password is hidden; type it again when the server, port or user changes', { setting: key });
+  }
   return value;
 }
 
@@ -147,8 +153,14 @@ function signingKey() {
   };
 }
 
-export function createAdminService(store: Store): AdminService {
+export interface AdminServiceOptions {
+  /** Discovers OpenID providers and seals their client secrets; without it none can be added. */
+  oidc?: OidcRelyingParty | undefined;
+}
+
+export function createAdminService(store: Store, options: AdminServiceOptions = {}): AdminService {
   return {
+    ...oidcProviderMethods(store, options.oidc),
     async createApp({ name, schema }) {
       if (!isAppName(name)) {
         throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');

@@ -33,6 +33,28 @@ export interface MigrateResult {
   version: number;
 }
 
+/** An app's OpenID provider as the management API shows it: never its client secret. */
+export interface OidcProviderView {
+  name: string;
+  /** The issuer as the provider states it (its ID tokens carry exactly this). */
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+  /** Where clients send users to sign in (from the provider's discovery document). */
+  authorizationEndpoint: string;
+  createdAt: Date;
+}
+
+export interface AddOidcProviderInput {
+  appId: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Default: openid, email, profile. */
+  scopes?: readonly string[] | null | undefined;
+}
+
 export interface AdminService {
   createApp(input: { name: string; schema: string }): Promise<AppSummary>;
   migrateSchema(input: { appId: string; schema: string; dryRun?: boolean; allowDestructive?: boolean }): Promise<MigrateResult>;
@@ -47,6 +69,12 @@ export interface AdminService {
   setTrustedDocuments(input: { appId: string; documents: readonly string[]; enforce: boolean }): Promise<number>;
   /** The app's trusted documents: whether they are enforced and how many there are. */
   trustedDocuments(appId: string): Promise<{ enforce: boolean; count: number }>;
+  /** Adds an OpenID provider to an app, once its issuer's discovery document is fetched and checked. */
+  addOidcProvider(input: AddOidcProviderInput): Promise<OidcProviderView>;
+  /** Removes an app's OpenID provider; false when it has none of that name. */
+  removeOidcProvider(input: { appId: string; name: string }): Promise<boolean>;
+  /** The app's OpenID providers, by name. */
+  oidcProviders(appId: string): Promise<OidcProviderView[]>;
   listApps(): Promise<AppSummary[]>;
   /** By id or by name; null when there is no such (live) app. */
   getApp(idOrName: string): Promise<AppDetail | null>;

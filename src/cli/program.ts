@@ -6,6 +6,7 @@ import { registerAppCommands } from './commands/app.js';
 import { registerDocumentCommands } from './commands/documents.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerOidcCommands } from './commands/oidc.js';
 import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -35,13 +36,14 @@ export function buildProgram(io: CliIo): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .addHelpText(
       'after',
-      '\nClient commands (app, schema, token) reach the server at --url / TESSERA_URL (default http://127.0.0.1:4000)\nwith the platform key from --admin-key / TESSERA_ADMIN_KEY / ./.tessera/admin-key.',
+      '\nClient commands (app, schema, token, oidc, documents) reach the server at --url / TESSERA_URL (default http://127.0.0.1:4000)\nwith the platform key from --admin-key / TESSERA_ADMIN_KEY / ./.tessera/admin-key.',
     );
 
   registerServerCommands(program, io);
   registerAppCommands(program, io);
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);
+  registerOidcCommands(program, io);
   registerDocumentCommands(program, io);
   registerInitCommand(program, io);
   registerCompletionCommand(program, io);

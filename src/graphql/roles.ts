@@ -27,6 +27,9 @@ export type FieldRole =
   | { kind: 'enrollTotp' }
   | { kind: 'confirmTotp' }
   | { kind: 'disableTotp' }
+  | { kind: 'oidcLogin' }
+  | { kind: 'linkIdentity' }
+  | { kind: 'unlinkIdentity' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
@@ -45,6 +48,8 @@ export type FieldRole =
   | { kind: 'recoveryCodes' }
   | { kind: 'totpDisabled' }
   | { kind: 'loggedInUser' }
+  | { kind: 'newUser' }
+  | { kind: 'unlinkedIdentities' }
   // Subscription payloads
   | { kind: 'eventMutation' }
   | { kind: 'eventValue'; type: string }

@@ -1,11 +1,13 @@
 // The accounts' own mutations: `loginUser` (a token and a session for a username and
 // password), `refreshUserToken` (a new token for a session), `logoutUser` (ending one session
-// or all) and `changeUserPassword` (the old password required).
+// or all) and `changeUserPassword` (the old password required); and the OpenID Connect ones
+// (oidcMutations.ts).
 
 import { GraphQLBoolean, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
 import { accountType } from '../model/index.js';
 import { modelObjectType } from './modelObjects.js';
+import { oidcMutations } from './oidcMutations.js';
 import type { TypeRegistry } from './registry.js';
 import { withRole } from './roles.js';
 import { viewerType } from './viewer.js';
@@ -145,5 +147,6 @@ export function userMutations(reg: TypeRegistry): Fields {
       },
       { kind: 'logout' },
     ),
+    ...oidcMutations(reg, user),
   };
 }

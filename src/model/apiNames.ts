@@ -54,10 +54,31 @@ export const API_TYPE_NAMES: readonly string[] = [
   'ConfirmTotpPayload',
   'DisableTotpInput',
   'DisableTotpPayload',
+  'LoginUserWithOidcInput',
+  'LoginUserWithOidcPayload',
+  'LinkOidcIdentityInput',
+  'LinkOidcIdentityPayload',
+  'UnlinkOidcIdentityInput',
+  'UnlinkOidcIdentityPayload',
 ];
 
 /** Root mutation fields every app has. */
-const FIXED_MUTATIONS = ['loginUser', 'changeUserPassword', 'refreshUserToken', 'logoutUser', 'requestEmailVerification', 'verifyEmail', 'requestPasswordReset', 'resetPassword', 'enrollTotp', 'confirmTotp', 'disableTotp'] as const;
+const FIXED_MUTATIONS = [
+  'loginUser',
+  'changeUserPassword',
+  'refreshUserToken',
+  'logoutUser',
+  'requestEmailVerification',
+  'verifyEmail',
+  'requestPasswordReset',
+  'resetPassword',
+  'enrollTotp',
+  'confirmTotp',
+  'disableTotp',
+  'loginUserWithOidc',
+  'linkOidcIdentity',
+  'unlinkOidcIdentity',
+] as const;
 
 /** Viewer fields every app has beside `allXs`. */
 const FIXED_VIEWER_FIELDS = ['id', 'user', 'twoFactorEnabled'] as const;

@@ -8,6 +8,7 @@ import type { AccountApp, LoginThrottle, Mailer } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { MutationPorts } from '../compile/index.js';
+import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
@@ -18,16 +19,23 @@ export function accountApp(app: LiveApp): AccountApp {
 }
 
 /** The server-wide parts the accounts stage works with. */
-export interface AccountServices {
+export interface AccountRuntime {
   throttle: LoginThrottle;
   mailer: Mailer;
+  /** The OpenID relying party (absent in servers that sign no one in with OpenID Connect). */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 /** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, services: AccountServices, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
-  const mailLost = (err: unknown) => log?.error({ err, appId: app.id }, 'an account mail was not sent');
+export function mutationPorts(app: LiveApp, services: AccountRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
   return {
-    accounts: accountPorts(accountApp(app), services.throttle, address, services.mailer, mailLost),
+    accounts: accountPorts(accountApp(app), services.throttle, address, {
+      mailer: services.mailer,
+      mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
+      oidc: services.oidc,
+      // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
+      log: (detail, message) => log?.info(detail, message),
+    }),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),

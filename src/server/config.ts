@@ -6,6 +6,7 @@ import { LOGIN_LIMITS } from '../accounts/index.js';
 import type { LoginLimit, LoginLimits } from '../accounts/index.js';
 import { badInput } from '../errors/index.js';
 import { TEXT_SETTINGS, corsOriginProblem } from '../model/index.js';
+import { MIN_SECRET_KEY_LENGTH } from '../secrets/index.js';
 import type { TracingConfig } from './tracing.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -39,6 +40,10 @@ export interface ServerConfig {
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
   tracing: TracingConfig | undefined;
+  /** The key sealing stored secrets (TESSERA_SECRET_KEY), if given; else a key file in the data directory. */
+  secretKey: string | undefined;
+  /** Whether outbound calls made for apps may reach private addresses (TESSERA_FUNCTIONS_ALLOW_PRIVATE). */
+  allowPrivateNetworks: boolean;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -191,6 +196,14 @@ function parseAdminKey(value: string | undefined): string | undefined {
   return key;
 }
 
+function parseSecretKey(value: string | undefined): string | undefined {
+  const key = present(value);
+  if (key !== undefined && key.length < MIN_SECRET_KEY_LENGTH) {
+    throw badInput(`TESSERA_SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters long`);
+  }
+  return key;
+}
+
 /** Reads the configuration; `cwd` anchors a relative data directory. */
 export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.cwd()): ServerConfig {
   const envPort = present(env.TESSERA_PORT);
@@ -215,6 +228,8 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
+    secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),
+    allowPrivateNetworks: parseSwitch(env.TESSERA_FUNCTIONS_ALLOW_PRIVATE, 'TESSERA_FUNCTIONS_ALLOW_PRIVATE', false),
   };
 }
 

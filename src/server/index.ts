@@ -5,6 +5,8 @@ export { loadConfig, defaultPublicUrl, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_DATA_
 export type { ServerConfig, ConfigFlags, Env, LogLevel, TrustProxy } from './config.js';
 export { resolvePlatformKey, generatePlatformKey, adminKeyPath, keysMatch, ADMIN_KEY_FILE } from './platformKey.js';
 export type { PlatformKey } from './platformKey.js';
+export { resolveSecretKey, SECRET_KEY_FILE } from './secretKey.js';
+export type { SecretKey } from './secretKey.js';
 export { createServer, DEFAULT_BODY_LIMIT } from './server.js';
 export type { ServerOptions, LogDestination } from './server.js';
 export { startServer, SHUTDOWN_GRACE_MS } from './start.js';

@@ -36,25 +36,34 @@ async function readKeyFile(path: string): Promise<string | undefined> {
   }
 }
 
-/** TESSERA_ADMIN_KEY if given, else `<dataDir>/admin-key`, else a new key written there with mode 0600. */
-export async function resolvePlatformKey(options: { adminKey: string | undefined; dataDir: string }): Promise<PlatformKey> {
-  if (options.adminKey !== undefined) return { key: options.adminKey, source: 'env', generated: false };
-  const path = adminKeyPath(options.dataDir);
+/**
+ * The key kept in `<dataDir>/<file>`, or a new one from `generate` written there with mode 0600
+ * (the data directory is created 0700). Several processes starting at once agree on one key.
+ */
+export async function keyFromFile(dataDir: string, file: string, generate: () => string): Promise<{ key: string; path: string; generated: boolean }> {
+  const path = join(dataDir, file);
   const existing = await readKeyFile(path);
-  if (existing !== undefined) return { key: existing, source: 'file', path, generated: false };
+  if (existing !== undefined) return { key: existing, path, generated: false };
 
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const key = generatePlatformKey();
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const key = generate();
   try {
     // `wx` fails if another process created the file meanwhile; then its key is the one.
     await writeFile(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const raced = await readKeyFile(path);
-    if (raced !== undefined) return { key: raced, source: 'file', path, generated: false };
+    if (raced !== undefined) return { key: raced, path, generated: false };
     throw err;
   }
-  return { key, source: 'file', path, generated: true };
+  return { key, path, generated: true };
+}
+
+/** TESSERA_ADMIN_KEY if given, else `<dataDir>/admin-key`, else a new key written there with mode 0600. */
+export async function resolvePlatformKey(options: { adminKey: string | undefined; dataDir: string }): Promise<PlatformKey> {
+  if (options.adminKey !== undefined) return { key: options.adminKey, source: 'env', generated: false };
+  const found = await keyFromFile(options.dataDir, ADMIN_KEY_FILE, generatePlatformKey);
+  return { ...found, source: 'file' };
 }
 
 function digest(value: string): Buffer {

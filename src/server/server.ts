@@ -33,6 +33,7 @@ import type { AnsweredOperation } from './traffic.js';
 import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
+import type { OidcRelyingParty } from '../oidc/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -66,6 +67,8 @@ export interface ServerOptions {
   compression?: boolean;
   /** Traces data API operations and their statements (OpenTelemetry; default none). */
   tracer?: Tracer | undefined;
+  /** Redeems apps' OpenID sign-ins (default none: loginUserWithOidc answers NOT_IMPLEMENTED). */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -169,9 +172,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
     directory,
+    oidc: options.oidc,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, mailer, directory, webSocket, persisted, onOperation, tracer: options.tracer }));
+  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, mailer, directory, webSocket, persisted, onOperation, tracer: options.tracer, oidc: options.oidc }));
   installConsole(app);
   return app;
 }

@@ -12,6 +12,10 @@ import { defaultPublicUrl } from './config.js';
 import type { ServerConfig } from './config.js';
 import { resolvePlatformKey } from './platformKey.js';
 import type { PlatformKey } from './platformKey.js';
+import { resolveSecretKey } from './secretKey.js';
+import type { SecretKey } from './secretKey.js';
+import { OidcRelyingParty } from '../oidc/index.js';
+import { SecretBox } from '../secrets/index.js';
 import { createServer } from './server.js';
 import type { LogDestination } from './server.js';
 import { startTracing } from './tracing.js';
@@ -29,6 +33,8 @@ export interface RunningServer {
   store: Store;
   admin: AdminService;
   platformKey: PlatformKey;
+  /** The key sealing stored secrets. */
+  secretKey: SecretKey;
   /** Stops accepting connections, lets in-flight requests finish, closes the store. */
   stop(): Promise<void>;
 }
@@ -107,8 +113,10 @@ function installSignalHandlers(running: RunningServer): void {
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   await checkAddress(config);
   const platformKey = await resolvePlatformKey({ adminKey: config.adminKey, dataDir: config.dataDir });
+  const secretKey = await resolveSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   const store = await openConfiguredStore(config);
-  const admin = createAdminService(store);
+  const oidc = new OidcRelyingParty({ secrets: new SecretBox(secretKey.key), outbound: { allowPrivate: config.allowPrivateNetworks } });
+  const admin = createAdminService(store, { oidc });
   const tracing = config.tracing ? startTracing(config.tracing, packageVersion()) : undefined;
   const app = createServer({
     store,
@@ -122,6 +130,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     tracer: tracing?.tracer,
+    oidc,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.
@@ -146,6 +155,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     store,
     admin,
     platformKey,
+    secretKey,
     stop: () => app.close(),
   };
   if (options.handleSignals ?? true) installSignalHandlers(running);

@@ -10,7 +10,7 @@ export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';
 
 export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } from './catalog/appIds.js';
-export { CATALOG_VERSION } from './catalog/migrations.js';
+export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';
 export { catalogVersion, ensureCatalog } from './catalog/ensure.js';
 export { deleteApp, findApp, insertApp, listApps, lockApp, updateAppSettings } from './catalog/apps.js';
 export type { AppRow } from './catalog/apps.js';
@@ -30,6 +30,19 @@ export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
 export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
 export { confirmTotpFactor, deleteTotpFactor, lockTotpFactor, putPendingTotp, totpEnabledSql, totpStatuses, useRecoveryCode, useTotpStep } from './catalog/totp.js';
 export type { TotpFactorRow, TotpStatusRow } from './catalog/totp.js';
+export {
+  countOidcIdentities,
+  deleteOidcIdentities,
+  deleteOidcProvider,
+  findOidcProvider,
+  insertOidcIdentity,
+  insertOidcProvider,
+  listOidcProviders,
+  lockOidcIdentity,
+  relinkOidcIdentity,
+  touchOidcIdentity,
+} from './catalog/oidc.js';
+export type { OidcProviderRow } from './catalog/oidc.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';

@@ -276,6 +276,10 @@ describe.each(STORE_KINDS)('per-app mail settings (%s)', (kind) => {
     expect(JSON.stringify(saved.body)).not.toContain('s3cret');
     // The console reads settings and writes them back: the hidden form keeps the password.
     expect((await settings(app.id, { smtpUrl: shown.smtpUrl, mailFrom: 'Shop <hello@shop.test>' })).body.errors).toBeUndefined();
+    // …but the hidden form around another server would store the mask: refused.
+    const moved = await settings(app.id, { smtpUrl: `smtp://shop:********@mail.other.test:${own.port}` });
+    expect(codes(moved)).toEqual(['BAD_USER_INPUT']);
+    expect(moved.body.errors[0].extensions.setting).toBe('smtpUrl');
     const ivy = await app.gql(SIGN_UP, { i: { username: 'ivy', password: 'x', email: 'ivy@example.com' } }, {});
     const asked = await app.gql(REQUEST_VERIFY, { i: {} }, bearer(ivy.body.data.createUser.token));
     expect(asked.body.errors).toBeUndefined();

@@ -295,6 +295,19 @@ describe('names clients rely on', () => {
     expect(fieldType(blog, 'LoginUserInput.totpCode')).toBe('String');
     expect(fieldType(blog, 'Viewer.twoFactorEnabled')).toBe('Boolean');
     for (const name of ['EnrollTotpInput', 'EnrollTotpPayload', 'ConfirmTotpInput', 'ConfirmTotpPayload', 'DisableTotpInput', 'DisableTotpPayload']) expect(API_TYPE_NAMES).toContain(name);
+    expect(String(mutations.loginUserWithOidc?.type)).toBe('LoginUserWithOidcPayload');
+    expect(args(blog, 'Mutation.loginUserWithOidc')).toEqual({ input: 'LoginUserWithOidcInput!' });
+    expect(Object.keys((blog.getType('LoginUserWithOidcInput') as GraphQLInputObjectType).getFields())).toEqual(['provider', 'code', 'codeVerifier', 'redirectUri', 'nonce', 'totpCode', 'clientMutationId']);
+    expect(fieldType(blog, 'LoginUserWithOidcInput.codeVerifier')).toBe('String!');
+    expect(fieldType(blog, 'LoginUserWithOidcInput.nonce')).toBe('String');
+    expect(fieldType(blog, 'LoginUserWithOidcInput.totpCode')).toBe('String');
+    expect(Object.keys((blog.getType('LoginUserWithOidcPayload') as GraphQLObjectType).getFields())).toEqual(['token', 'refreshToken', 'user', 'newUser', 'viewer', 'clientMutationId']);
+    expect(String(mutations.linkOidcIdentity?.type)).toBe('LinkOidcIdentityPayload');
+    expect(Object.keys((blog.getType('LinkOidcIdentityInput') as GraphQLInputObjectType).getFields())).toEqual(['provider', 'code', 'codeVerifier', 'redirectUri', 'nonce', 'clientMutationId']);
+    expect(Object.keys((blog.getType('LinkOidcIdentityPayload') as GraphQLObjectType).getFields())).toEqual(['user', 'viewer', 'clientMutationId']);
+    expect(String(mutations.unlinkOidcIdentity?.type)).toBe('UnlinkOidcIdentityPayload');
+    expect(Object.keys((blog.getType('UnlinkOidcIdentityInput') as GraphQLInputObjectType).getFields())).toEqual(['provider', 'clientMutationId']);
+    expect(Object.keys((blog.getType('UnlinkOidcIdentityPayload') as GraphQLObjectType).getFields())).toEqual(['unlinkedIdentities', 'user', 'viewer', 'clientMutationId']);
   });
 
   it('has subscribeToX for every model type with its events, filter and payload', () => {

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keysMatch, loadConfig, resolvePlatformKey } from '../../src/server/index.js';
+import { keysMatch, loadConfig, resolvePlatformKey, resolveSecretKey } from '../../src/server/index.js';
 
 describe('loadConfig', () => {
   it('has development defaults', () => {
@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       dbPoolSize: 10,
       compression: false,
       tracing: undefined,
+      secretKey: undefined,
+      allowPrivateNetworks: false,
     });
   });
 
@@ -53,6 +55,8 @@ describe('loadConfig', () => {
       TESSERA_TRACING_RATIO: '0.1',
       TESSERA_SMTP_URL: 'smtp://mailer:pw@mail.example.com:587',
       TESSERA_MAIL_FROM: 'Example <noreply@example.com>',
+      TESSERA_SECRET_KEY: 'a-secret-key-of-at-least-32-characters',
+      TESSERA_FUNCTIONS_ALLOW_PRIVATE: 'true',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -73,6 +77,8 @@ describe('loadConfig', () => {
       dbPoolSize: 25,
       compression: true,
       tracing: { endpoint: 'http://collector:4318/v1/traces', serviceName: 'api', ratio: 0.1 },
+      secretKey: 'a-secret-key-of-at-least-32-characters',
+      allowPrivateNetworks: true,
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });
@@ -94,6 +100,8 @@ describe('loadConfig', () => {
     [{}, { TESSERA_DB_POOL_SIZE: 'many' }, 'TESSERA_DB_POOL_SIZE'],
     [{}, { TESSERA_SMTP_URL: 'http://mail.example.com' }, 'TESSERA_SMTP_URL'],
     [{}, { TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
+    [{}, { TESSERA_SECRET_KEY: 'too-short-for-a-key' }, 'TESSERA_SECRET_KEY'],
+    [{}, { TESSERA_FUNCTIONS_ALLOW_PRIVATE: 'maybe' }, 'TESSERA_FUNCTIONS_ALLOW_PRIVATE'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });
@@ -143,5 +151,29 @@ describe('platform key', () => {
     expect(keysMatch('tsk_abd', 'tsk_abc')).toBe(false);
     expect(keysMatch('tsk_ab', 'tsk_abc')).toBe(false);
     expect(keysMatch('', 'tsk_abc')).toBe(false);
+  });
+});
+
+describe('secret key', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is generated once into <dataDir>/secret-key with mode 0600, beside the platform key, then reused', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tessera-key-'));
+    const first = await resolveSecretKey({ secretKey: undefined, dataDir: dir });
+    expect(first).toMatchObject({ source: 'file', path: join(dir, 'secret-key'), generated: true });
+    expect(first.key).toMatch(/^tsec_[A-Za-z0-9_-]{43}$/);
+    expect((await stat(join(dir, 'secret-key'))).mode & 0o777).toBe(0o600);
+    expect(await resolveSecretKey({ secretKey: undefined, dataDir: dir })).toEqual({ ...first, generated: false });
+    expect((await resolvePlatformKey({ adminKey: undefined, dataDir: dir })).key).not.toBe(first.key);
+  });
+
+  it('comes from TESSERA_SECRET_KEY when given, touching no file', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tessera-key-'));
+    const key = await resolveSecretKey({ secretKey: 'an-operator-chosen-secret-key-0123456789', dataDir: join(dir, 'data') });
+    expect(key).toEqual({ key: 'an-operator-chosen-secret-key-0123456789', source: 'env', generated: false });
+    await expect(stat(join(dir, 'data'))).rejects.toThrow();
   });
 });

@@ -141,9 +141,9 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .action(async (flags: ListenFlags) => {
       const running = await start(flags, io.env, io);
       printKeyInfo(running, io);
-      if (running.store.kind === 'postgres' && running.platformKey.source === 'file') {
-        // Each instance's data directory would hold a key of its own.
-        io.stderr('tessera: note: running several instances on one database? give them all the same TESSERA_ADMIN_KEY\n');
+      if (running.store.kind === 'postgres' && (running.platformKey.source === 'file' || running.secretKey.source === 'file')) {
+        // Each instance's data directory would hold keys of its own.
+        io.stderr('tessera: note: running several instances on one database? give them all the same TESSERA_ADMIN_KEY and TESSERA_SECRET_KEY\n');
       }
       // The banner is for the person at the terminal; stdout carries JSON log lines only.
       io.stderr(

@@ -24,6 +24,7 @@ import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
 import { runRequestEmailVerification, runRequestPasswordReset, runResetPassword, runVerifyEmail } from './accountMail.js';
 import { runConfirmTotp, runDisableTotp, runEnrollTotp } from './twoFactor.js';
+import { runLinkIdentity, runOidcLogin, runUnlinkIdentity } from './oidc.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 
@@ -60,6 +61,12 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       return runConfirmTotp(s, m, input, payloadType, nodes);
     case 'disableTotp':
       return runDisableTotp(s, m, input, payloadType, nodes);
+    case 'oidcLogin':
+      return runOidcLogin(s, m, input, payloadType, nodes);
+    case 'linkIdentity':
+      return runLinkIdentity(s, m, input, payloadType, nodes);
+    case 'unlinkIdentity':
+      return runUnlinkIdentity(s, m, input, payloadType, nodes);
     case 'create':
     case 'update':
     case 'delete': {

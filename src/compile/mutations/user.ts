@@ -1,8 +1,9 @@
 // The accounts' own mutations, their SQL and payloads (the rules are the accounts stage's,
 // called through its ports): `loginUser` checks a username and password (and the second
-// factor of a user with two-factor login) and issues a token and a session; `changeUserPassword` needs the old password — both fail alike whether the
-// user exists or not, and take about as long (a hash is verified either way);
-// `refreshUserToken` rotates a session; `logoutUser` ends one session or all of a user's.
+// factor of a user with two-factor login) and issues a token and a session;
+// `changeUserPassword` needs the old password — both fail alike whether the user exists or
+// not, and take about as long (a hash is verified either way); `refreshUserToken` rotates a
+// session; `logoutUser` ends one session or all of a user's.
 
 import type { FieldNode } from 'graphql';
 import { REFRESH_REFUSED } from '../../accounts/index.js';

@@ -23,6 +23,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
+import type { OidcRelyingParty } from '../../oidc/index.js';
 
 export interface AppRouteOptions {
   store: Store;
@@ -34,6 +35,8 @@ export interface AppRouteOptions {
   onOperation?: (operation: AnsweredOperation) => void;
   /** Traces each request's operation when tracing is on. */
   tracer?: Tracer | undefined;
+  /** Redeems OpenID sign-ins (absent: the server has no secret key, and none works). */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions & { throttle: LoginThrottle; mailer: Mailer; webSocket: WebSocketEndpoint; persisted: PersistedQueries }): void {
@@ -87,7 +90,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
             app: context,
             store: options.store,
             // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-            ports: mutationPorts(live, { throttle, mailer: options.mailer }, request.ip, request.log, options.directory),
+            ports: mutationPorts(live, { throttle, mailer: options.mailer, oidc: options.oidc }, request.ip, request.log, options.directory),
             admin: caller.kind === 'admin',
             userId: caller.kind === 'user' ? caller.userId : undefined,
           }),

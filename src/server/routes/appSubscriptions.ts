@@ -29,6 +29,7 @@ import { appLimits } from '../limits/index.js';
 import { generateRequestId } from '../plugins/requestId.js';
 import type { PersistedQueries } from '../persisted.js';
 import { mutationPorts, unknownApp } from '../appPorts.js';
+import type { OidcRelyingParty } from '../../oidc/index.js';
 import { errorBody } from '../clientErrors.js';
 import { traceOperation } from '../tracing.js';
 
@@ -55,6 +56,8 @@ export interface AppSubscriptionOptions {
   /** Events queued for one subscription before its subscriber counts as too slow. */
   maxPendingEvents: number;
   directory: SubscriberDirectory;
+  /** Redeems OpenID sign-ins sent over the socket. */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 /** Subscriptions one connection may hold open at once. */
@@ -260,7 +263,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
     const run = await executeOperation({
       app: context,
       store: options.store,
-      ports: mutationPorts(live, { throttle: options.throttle, mailer: options.mailer }, connection.address, app.log, options.directory),
+      ports: mutationPorts(live, { throttle: options.throttle, mailer: options.mailer, oidc: options.oidc }, connection.address, app.log, options.directory),
       document,
       query: payload.query,
       operationName,

@@ -217,6 +217,40 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       )`,
     ],
   },
+  {
+    version: 10,
+    name: 'OpenID Connect providers and identities',
+    statements: [
+      // An app's OpenID providers: the issuer and its discovery document as fetched when the
+      // provider was added, the client id, and the client secret sealed (AES-256-GCM under the
+      // server's secret key, never stored in clear: it must be sent to the provider as it is,
+      // so it cannot be hashed). Scopes space-separated, as OAuth writes them. Gone with the app.
+      sql`CREATE TABLE tessera.oidc_providers (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        issuer text NOT NULL,
+        client_id text NOT NULL,
+        client_secret_sealed text NOT NULL,
+        scopes text NOT NULL,
+        metadata jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (app_id, name)
+      )`,
+      // Which user of the app an identity is: (issuer, subject) as the provider's ID tokens
+      // state them, never an email address. One user may hold several; an identity belongs to
+      // one user. A row whose user is gone is stale and gives way.
+      sql`CREATE TABLE tessera.oidc_identities (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        issuer text NOT NULL,
+        subject text NOT NULL,
+        user_id uuid NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_login_at timestamptz,
+        PRIMARY KEY (app_id, issuer, subject)
+      )`,
+      sql`CREATE INDEX oidc_identities_user_idx ON tessera.oidc_identities (app_id, user_id)`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
