@@ -9,7 +9,7 @@ import { startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshotBetween, signIn } from './harness.js';
 import type { PageProblems } from './harness.js';
-import { Inbox } from './inbox.js';
+import { Inbox } from '../helpers/inbox.js';
 
 const PASSWORD = 's3cret-Pass';
 const OPS = 'ops@shop.test';

@@ -10,7 +10,7 @@ import { startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, signIn } from './harness.js';
 import type { PageProblems } from './harness.js';
-import { Inbox, codeIn } from './inbox.js';
+import { Inbox, codeIn } from '../helpers/inbox.js';
 
 const PASSWORD = 'correct horse battery';
 const CREATE_USER = 'mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } } }';

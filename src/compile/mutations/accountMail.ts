@@ -78,13 +78,16 @@ export async function runRequestEmailVerification(s: CompileState, m: MutationCo
   }
 }
 
-/** Redeems a verification code. */
-export async function runVerifyEmail(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
-  const token = checkText(String(input.token ?? ''), 'input.token', undefined);
+/**
+ * Redeems a mailed code with `redeem` (in the mutation's transaction): the user's payload, or
+ * the one refusal every wrong code answers. Counted under the caller's address; a success gives
+ * its point back.
+ */
+async function redeemed(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[], redeem: (w: Writer) => Promise<string | undefined>): Promise<string> {
   await m.ports.accounts.addressAttempt();
   try {
     const answer = await writeTransaction(m.store, s, m.ports, async (w) => {
-      const userId = await w.accounts.verifyEmail(w.tx, token);
+      const userId = await redeem(w);
       if (userId === undefined) return undefined;
       w.events.record({ type: accounts(s).name, kind: 'update', id: userId });
       return userPayload(s, w, userId, input, payloadType, nodes);
@@ -95,6 +98,12 @@ export async function runVerifyEmail(s: CompileState, m: MutationContext, input:
   } catch (err) {
     throw writeError(s.app, err);
   }
+}
+
+/** Redeems a verification code. */
+export async function runVerifyEmail(s: CompileState, m: MutationContext, input: Input, payloadType: string, nodes: readonly FieldNode[]): Promise<string> {
+  const token = checkText(String(input.token ?? ''), 'input.token', undefined);
+  return redeemed(s, m, input, payloadType, nodes, (w) => w.accounts.verifyEmail(w.tx, token));
 }
 
 /** Mails a reset code to whoever holds `email`; the same answer whether anyone does. */
@@ -118,18 +127,5 @@ export async function runResetPassword(s: CompileState, m: MutationContext, inpu
   const token = checkText(String(input.token ?? ''), 'input.token', undefined);
   const newPassword = checkText(String(input.newPassword ?? ''), 'input.newPassword', undefined);
   if (newPassword.length === 0) throw badInput('newPassword cannot be empty', { field: 'newPassword' });
-  await m.ports.accounts.addressAttempt();
-  try {
-    const answer = await writeTransaction(m.store, s, m.ports, async (w) => {
-      const userId = await w.accounts.resetPassword(w.tx, token, newPassword);
-      if (userId === undefined) return undefined;
-      w.events.record({ type: accounts(s).name, kind: 'update', id: userId });
-      return userPayload(s, w, userId, input, payloadType, nodes);
-    });
-    if (answer === undefined) throw unauthenticated(MAILED_TOKEN_REFUSED);
-    await m.ports.accounts.addressSucceeded();
-    return answer;
-  } catch (err) {
-    throw writeError(s.app, err);
-  }
+  return redeemed(s, m, input, payloadType, nodes, (w) => w.accounts.resetPassword(w.tx, token, newPassword));
 }

@@ -2,6 +2,7 @@
 // generation. The rules — rotation, reuse, expiry — are the accounts stage's; this is their SQL.
 
 import { sql } from '../../sql/index.js';
+import type { SqlFragment } from '../../sql/index.js';
 import type { Queryable } from '../types.js';
 
 export interface RefreshTokenRow {
@@ -38,26 +39,25 @@ export async function markRefreshTokenUsed(q: Queryable, tokenHash: string): Pro
   return rowCount > 0;
 }
 
-/** Revokes every token of a family; the number of live sessions it ended (0 or 1). */
-export async function revokeFamily(q: Queryable, appId: string, family: string): Promise<number> {
+/** Revokes the app's unrevoked tokens that `which` selects; the number of live sessions it ended. */
+async function revoke(q: Queryable, appId: string, which: SqlFragment): Promise<number> {
   const { rows } = await q.query<{ live: number }>(sql`
     WITH revoked AS (
       UPDATE tessera.refresh_tokens SET revoked_at = now()
-       WHERE app_id = ${appId} AND family = ${family}::uuid AND revoked_at IS NULL
+       WHERE app_id = ${appId} AND ${which} AND revoked_at IS NULL
        RETURNING used_at, expires_at)
     SELECT count(*) FILTER (WHERE used_at IS NULL AND expires_at > now())::int AS live FROM revoked`);
   return rows[0]?.live ?? 0;
 }
 
+/** Revokes every token of a family; the number of live sessions it ended (0 or 1). */
+export function revokeFamily(q: Queryable, appId: string, family: string): Promise<number> {
+  return revoke(q, appId, sql`family = ${family}::uuid`);
+}
+
 /** Revokes every token of a user; the number of live sessions it ended. */
-export async function revokeUserTokens(q: Queryable, appId: string, userId: string): Promise<number> {
-  const { rows } = await q.query<{ live: number }>(sql`
-    WITH revoked AS (
-      UPDATE tessera.refresh_tokens SET revoked_at = now()
-       WHERE app_id = ${appId} AND user_id = ${userId}::uuid AND revoked_at IS NULL
-       RETURNING used_at, expires_at)
-    SELECT count(*) FILTER (WHERE used_at IS NULL AND expires_at > now())::int AS live FROM revoked`);
-  return rows[0]?.live ?? 0;
+export function revokeUserTokens(q: Queryable, appId: string, userId: string): Promise<number> {
+  return revoke(q, appId, sql`user_id = ${userId}::uuid`);
 }
 
 /** Raises a user's token generation; the new one. */

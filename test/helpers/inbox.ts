@@ -1,5 +1,5 @@
-// A real SMTP server on an ephemeral port that keeps the mail it receives, for the console tests
-// of mail settings and verification mail (smtp-server and mailparser, as the accounts tests use).
+// A real SMTP server on an ephemeral port that keeps the mail it receives, for the tests of
+// accounts by mail and of the console's mail pages (smtp-server and mailparser).
 // With `auth`, it takes mail only after a login with that user and password.
 
 import { simpleParser } from 'mailparser';
