@@ -1,6 +1,7 @@
 // What an operator does to a user through the app's built-in account mutations, with the
-// platform key (an admin credential): mail them a verification code, end every session. Each is
-// offered only when the app's API has the mutation with the input it needs, read from its schema.
+// platform key (an admin credential): mail them a verification code, end every session, turn off
+// their two-factor login. Each is offered only when the app's API has the mutation with the input
+// it needs, read from its schema.
 
 import { getNamedType, isInputObjectType } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
@@ -17,6 +18,8 @@ export interface AccountMutations {
   sendVerification?: AccountMutation;
   /** `logoutUser(input: { userId, allSessions: true }) { endedSessions }`. */
   endSessions?: AccountMutation;
+  /** `disableTotp(input: { userId }) { disabled }`. */
+  disableTwoFactor?: AccountMutation;
 }
 
 function mutationTaking(schema: GraphQLSchema, name: string, inputs: readonly string[]): AccountMutation | undefined {
@@ -30,7 +33,12 @@ function mutationTaking(schema: GraphQLSchema, name: string, inputs: readonly st
 export function accountMutationsOf(schema: GraphQLSchema): AccountMutations {
   const sendVerification = mutationTaking(schema, 'requestEmailVerification', ['userId']);
   const endSessions = mutationTaking(schema, 'logoutUser', ['userId', 'allSessions']);
-  return { ...(sendVerification ? { sendVerification } : {}), ...(endSessions ? { endSessions } : {}) };
+  const disableTwoFactor = mutationTaking(schema, 'disableTotp', ['userId']);
+  return {
+    ...(sendVerification ? { sendVerification } : {}),
+    ...(endSessions ? { endSessions } : {}),
+    ...(disableTwoFactor ? { disableTwoFactor } : {}),
+  };
 }
 
 /** Mails the user a code that verifies their current address. */
@@ -44,4 +52,11 @@ export async function endAllSessions(endpoint: string, token: string | null, m: 
   const query = `mutation EndAllSessions($i: ${m.input}!) { result: ${m.mutation}(input: $i) { endedSessions } }`;
   const data = await requestGraphQL<{ result: { endedSessions: number } | null }>(endpoint, query, { i: { userId, allSessions: true } }, token);
   return data.result?.endedSessions ?? 0;
+}
+
+/** Turns off the user's two-factor login (a lost phone); answers whether it was on. */
+export async function disableTwoFactor(endpoint: string, token: string | null, m: AccountMutation, userId: string): Promise<boolean> {
+  const query = `mutation DisableTwoFactor($i: ${m.input}!) { result: ${m.mutation}(input: $i) { disabled } }`;
+  const data = await requestGraphQL<{ result: { disabled: boolean } | null }>(endpoint, query, { i: { userId } }, token);
+  return data.result?.disabled ?? false;
 }

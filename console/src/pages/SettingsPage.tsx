@@ -1,7 +1,8 @@
 // An app's settings: token lifetimes, page sizes, request limits, introspection, allowed origins,
-// mail. The list of settings and their descriptions come from the server; this page only groups
-// and labels the ones it knows. Saving sends the changed settings alone (updateApp); the server
-// checks them and a refusal is shown with its code, at the field it names.
+// mail, and (apart from the form) the OpenID providers its users sign in with. The list of
+// settings and their descriptions come from the server; this page only groups and labels the ones
+// it knows. Saving sends the changed settings alone (updateApp); the server checks them and a
+// refusal is shown with its code, at the field it names.
 
 import { useEffect, useMemo, useState } from 'react';
 import type { FormEvent } from 'react';
@@ -14,6 +15,7 @@ import { EMPTY_DRAFT, HIDDEN_PASSWORD, draftOf, hiddenPasswordProblem, sameValue
 import type { Draft } from '../settings/drafts';
 import { SettingControl } from '../settings/SettingControl';
 import type { Presentation } from '../settings/SettingControl';
+import { OidcProviders } from '../settings/OidcProviders';
 import { TestMailForm } from '../settings/TestMailForm';
 import { AppHeading, NoSuchApp } from './AppHeading';
 
@@ -187,6 +189,7 @@ function SettingsForm({ appId, infos, initial }: { appId: string; infos: Setting
         )}
       </form>
       {byName.has('smtpUrl') && <TestMailForm appId={appId} unsaved={changed.length > 0} />}
+      <OidcProviders appId={appId} />
     </>
   );
 }

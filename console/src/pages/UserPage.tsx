@@ -1,10 +1,13 @@
 // One user of an app: every field, the objects it is related to (its roles with their access
-// level, and whatever relations the app gives User), and what an operator does to a user:
-// edit, set a new password, send the verification mail, end every session, delete. Through the
-// app's own API with the platform key.
+// level, and whatever relations the app gives User), whether they have two-factor login on, and
+// what an operator does to a user: edit, set a new password, send the verification mail, end
+// every session, turn off two-factor login, delete. Through the app's own API with the platform
+// key; who has two-factor login on comes from the management API.
 
 import { useState } from 'react';
 import type { FormEvent } from 'react';
+import { loadTwoFactor } from '../api/accounts';
+import type { UserTwoFactor } from '../api/accounts';
 import { appPath } from '../api/admin';
 import { platformKey } from '../api/session';
 import { CopyField } from '../components/CopyButton';
@@ -12,7 +15,7 @@ import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
 import { useAction, useAsync } from '../components/useAsync';
-import { accountMutationsOf, endAllSessions, sendVerificationMail } from '../data/accounts';
+import { accountMutationsOf, disableTwoFactor, endAllSessions, sendVerificationMail } from '../data/accounts';
 import { EmailVerified } from '../data/EmailVerified';
 import { FieldValue } from '../data/FieldValue';
 import { USER_TYPE, loadAppModel } from '../data/model';
@@ -53,11 +56,13 @@ export function UserPage({ appId, userId }: { appId: string; userId: string }) {
 
 function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; user: Row; endpoint: string; reload: () => void }) {
   const { appId, appModel, model, user, endpoint } = props;
-  const [dialog, setDialog] = useState<'edit' | 'password' | 'sessions' | 'delete' | null>(null);
+  const [dialog, setDialog] = useState<'edit' | 'password' | 'sessions' | 'twoFactor' | 'delete' | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const removal = useAction();
   const mailing = useAction();
   const ending = useAction();
+  const disabling = useAction();
+  const twoFactor = useAsync(async () => (await loadTwoFactor(appId, [user.id])).get(user.id), [appId, user.id]);
   const username = String(user.username);
   const email = typeof user.email === 'string' && user.email !== '' ? user.email : null;
   const canSetPassword = model.update?.fields.some((f) => f.widget === 'password') ?? false;
@@ -88,6 +93,19 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
       setNotice(
         `Ended ${ended} session${ended === 1 ? '' : 's'} of ${username}. Their refresh tokens and the tokens issued to them before now no longer work: they log in again.`,
       );
+    });
+
+  const turnOffTwoFactor = () =>
+    void disabling.run(async () => {
+      if (!accounts.disableTwoFactor) return;
+      const disabled = await disableTwoFactor(endpoint, platformKey(), accounts.disableTwoFactor, user.id);
+      setDialog(null);
+      setNotice(
+        disabled
+          ? `Two-factor login of ${username} is off: they log in with their password alone, and may turn it on again with a new secret.`
+          : `${username} did not have two-factor login on.`,
+      );
+      twoFactor.reload();
     });
 
   return (
@@ -126,6 +144,18 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
             End all sessions
           </button>
         )}
+        {accounts.disableTwoFactor && twoFactor.data?.enabled && (
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setNotice(null);
+              setDialog('twoFactor');
+            }}
+          >
+            Turn off two-factor login
+          </button>
+        )}
         {model.remove && (
           <button type="button" className="button danger" onClick={() => setDialog('delete')}>
             Delete user
@@ -150,6 +180,12 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
             <dt>id</dt>
             <dd>
               <CopyField value={user.id} label="User id" />
+            </dd>
+          </div>
+          <div className="details-row">
+            <dt>two-factor login</dt>
+            <dd>
+              <TwoFactorState state={twoFactor.data} loading={twoFactor.loading} error={twoFactor.error} />
             </dd>
           </div>
           {values.map((c) => (
@@ -211,6 +247,20 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
         </p>
         <ErrorBox error={ending.error} title="The sessions were not ended" />
       </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'twoFactor'}
+        title={`Turn off two-factor login of ${username}?`}
+        confirmLabel="Turn off two-factor login"
+        busy={disabling.busy}
+        onConfirm={turnOffTwoFactor}
+        onClose={() => setDialog(null)}
+      >
+        <p>
+          For a user who lost their phone: <strong>{username}</strong> then logs in with their password alone, and their recovery codes stop
+          working. Make sure it is really them asking. They can turn it on again with a new secret.
+        </p>
+        <ErrorBox error={disabling.error} title="Two-factor login was not turned off" />
+      </ConfirmDialog>
       <ConfirmDialog open={dialog === 'delete'} title={`Delete ${username}?`} confirmLabel="Delete user" busy={removal.busy} onConfirm={remove} onClose={() => setDialog(null)}>
         <p>
           The user <strong>{username}</strong> is deleted, with their role memberships and other many-to-many edges; references to them are
@@ -218,6 +268,18 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
         </p>
         <ErrorBox error={removal.error} title="Could not delete the user" />
       </ConfirmDialog>
+    </>
+  );
+}
+
+function TwoFactorState({ state, loading, error }: { state: UserTwoFactor | undefined; loading: boolean; error: unknown }) {
+  if (error) return <ErrorBox error={error} title="Could not load two-factor login" />;
+  if (!state) return <span className="null">{loading ? 'loading…' : '—'}</span>;
+  if (!state.enabled) return <span className="badge unverified">off</span>;
+  const left = `${state.recoveryCodesLeft} recovery code${state.recoveryCodesLeft === 1 ? '' : 's'} left`;
+  return (
+    <>
+      <span className="badge verified">on</span> since {state.enabledAt ? new Date(state.enabledAt).toLocaleString() : '—'}, {left}
     </>
   );
 }

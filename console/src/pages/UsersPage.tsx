@@ -1,9 +1,11 @@
 // The users of an app: searched by username (and email, when the app's User has one) on the
-// server, paged, ordered, with their address and whether it is verified; each opens on its own page. Read and written through the app's own
-// API with the platform key, as the data browser does.
+// server, paged, ordered, with their address and whether it is verified, and whether they have
+// two-factor login on (from the management API); each opens on its own page. Read and written
+// through the app's own API with the platform key, as the data browser does.
 
 import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
+import { loadTwoFactor } from '../api/accounts';
 import { appPath } from '../api/admin';
 import { platformKey } from '../api/session';
 import { Dialog } from '../components/Dialog';
@@ -16,6 +18,7 @@ import type { AppModel, ModelInfo } from '../data/model';
 import { EmailVerified } from '../data/EmailVerified';
 import { FieldValue } from '../data/FieldValue';
 import { RowForm } from '../data/RowForm';
+import { TwoFactor } from '../data/TwoFactor';
 import { loadPage } from '../data/rows';
 import type { Row } from '../data/rows';
 import { searchWhere } from '../data/search';
@@ -57,6 +60,8 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
     () => loadPage(endpoint, platformKey(), model, { first: PAGE_SIZE, after: pages.after, orderBy: order, where }),
     [endpoint, model, pages.after, JSON.stringify(where), JSON.stringify(order)],
   );
+  const userIds = page.data?.rows.map((r) => r.id) ?? [];
+  const twoFactor = useAsync(() => loadTwoFactor(appId, userIds), [appId, userIds.join(' ')]);
 
   // The search follows the URL (back, forward, a shared link)…
   useEffect(() => setText((t) => (t.trim() === query ? t : query)), [query]);
@@ -114,6 +119,7 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
         </span>
       </div>
       <ErrorBox error={page.error} title="Could not load the users" />
+      <ErrorBox error={twoFactor.error} title="Could not load who has two-factor login" />
       {page.data && (
         <div className="table-wrap" aria-busy={page.loading}>
           <table className="table">
@@ -125,6 +131,7 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
                     {c}
                   </th>
                 ))}
+                <th scope="col">two-factor</th>
                 {lists.map((c) => (
                   <th key={c.name} scope="col">
                     {c.name}
@@ -135,7 +142,7 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
             <tbody>
               {page.data.rows.length === 0 && (
                 <tr>
-                  <td colSpan={columns.length + lists.length} className="empty">
+                  <td colSpan={columns.length + 1 + lists.length} className="empty">
                     {query ? 'No user matches the search.' : 'No users yet.'}
                   </td>
                 </tr>
@@ -147,6 +154,9 @@ function UserList({ appId, appModel, model, endpoint }: { appId: string; appMode
                       <UserCell appId={appId} row={row} column={c} />
                     </td>
                   ))}
+                  <td>
+                    <TwoFactor state={twoFactor.data?.get(row.id)} />
+                  </td>
                   {lists.map((c) => (
                     <td key={c.name}>{(row[c.name] as { aggregations?: { count?: number } } | null)?.aggregations?.count ?? 0}</td>
                   ))}
