@@ -7,7 +7,6 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { loadTwoFactor } from '../api/accounts';
-import type { UserTwoFactor } from '../api/accounts';
 import { appPath } from '../api/admin';
 import { platformKey } from '../api/session';
 import { CopyField } from '../components/CopyButton';
@@ -21,6 +20,7 @@ import { FieldValue } from '../data/FieldValue';
 import { USER_TYPE, loadAppModel } from '../data/model';
 import type { AppModel, Column, ModelInfo } from '../data/model';
 import { RowForm } from '../data/RowForm';
+import { TwoFactorState } from '../data/TwoFactor';
 import { deleteRow, loadRelated, loadRow, saveRow } from '../data/rows';
 import type { Row } from '../data/rows';
 import { dataViewHref, hrefOf, navigate } from '../router';
@@ -268,18 +268,6 @@ function UserView(props: { appId: string; appModel: AppModel; model: ModelInfo; 
         </p>
         <ErrorBox error={removal.error} title="Could not delete the user" />
       </ConfirmDialog>
-    </>
-  );
-}
-
-function TwoFactorState({ state, loading, error }: { state: UserTwoFactor | undefined; loading: boolean; error: unknown }) {
-  if (error) return <ErrorBox error={error} title="Could not load two-factor login" />;
-  if (!state) return <span className="null">{loading ? 'loading…' : '—'}</span>;
-  if (!state.enabled) return <span className="badge unverified">off</span>;
-  const left = `${state.recoveryCodesLeft} recovery code${state.recoveryCodesLeft === 1 ? '' : 's'} left`;
-  return (
-    <>
-      <span className="badge verified">on</span> since {state.enabledAt ? new Date(state.enabledAt).toLocaleString() : '—'}, {left}
     </>
   );
 }
