@@ -2,7 +2,7 @@
 // its credentials and running its operations. The protocols (graphql-transport-ws and the
 // older subscriptions-transport-ws) only carry messages; the server decides everything else.
 
-import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { DocumentNode, FormattedExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 
 export interface OperationPayload {
   query: string;
@@ -22,7 +22,7 @@ export type OperationOutcome =
   /** A query or mutation: one result. */
   | { kind: 'result'; schema: GraphQLSchema; document: DocumentNode; result: FormattedExecutionResult }
   /** A subscription: a result per event until the stream ends. */
-  | { kind: 'stream'; schema: GraphQLSchema; document: DocumentNode; stream: AsyncIterableIterator<ExecutionResult> }
+  | { kind: 'stream'; schema: GraphQLSchema; document: DocumentNode; stream: AsyncIterableIterator<FormattedExecutionResult> }
   /** Refused before it ran (syntax, validation, limits, bad variables): coded errors. */
   | { kind: 'errors'; errors: GraphQLFormattedError[] };
 
@@ -53,9 +53,4 @@ export function authorizationOf(params: unknown): string | undefined {
   // Some clients nest it under `headers`, as on HTTP.
   const headers = (params as { headers?: unknown }).headers;
   return headers !== params ? authorizationOf(headers) : undefined;
-}
-
-/** The connection's result in a form every protocol sends as it is. */
-export function toExecutionResult(result: FormattedExecutionResult): ExecutionResult {
-  return result as unknown as ExecutionResult;
 }

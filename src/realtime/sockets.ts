@@ -5,11 +5,11 @@
 
 import type { IncomingMessage } from 'node:http';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
-import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import { GRAPHQL_SUBSCRIPTIONS_DIALECT, GRAPHQL_WS_DIALECT, LEGACY_CLOSE_REFUSED, dialectOf, serveLegacy } from './legacy.js';
-import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf, toExecutionResult } from './session.js';
+import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf } from './session.js';
 import type { OperationOutcome, SocketSession, StreamSocket } from './session.js';
 
 export interface RealtimeSocketsOptions {
@@ -28,6 +28,55 @@ export function selectProtocol(protocols: ReadonlySet<string>): string | false {
 const KEEP_ALIVE_MS = 12_000;
 /** A socket whose unsent data exceeds this is a subscriber too slow to serve. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An error already formatted for the client (coded, masked), carried through graphql-ws, which
+ * sends what an error's toJSON gives: it goes out exactly as it was formatted.
+ */
+class FormattedError extends GraphQLError {
+  readonly #formatted: GraphQLFormattedError;
+  constructor(formatted: GraphQLFormattedError) {
+    super(formatted.message, formatted.extensions ? { extensions: formatted.extensions } : {});
+    this.#formatted = formatted;
+  }
+  override toJSON(): GraphQLFormattedError {
+    return this.#formatted;
+  }
+}
+
+/** A formatted result as graphql-ws takes results (its errors sent as formatted). */
+function toExecutionResult(result: FormattedExecutionResult): ExecutionResult {
+  const { errors, ...rest } = result;
+  return errors ? { ...rest, errors: errors.map((e) => new FormattedError(e)) } : rest;
+}
+
+/**
+ * A stream of formatted results as graphql-ws reads streams. Ending it ends the stream at once
+ * (an async generator would wait for the next event before it could stop).
+ */
+function executionResults(stream: AsyncIterableIterator<FormattedExecutionResult>): AsyncIterableIterator<ExecutionResult> {
+  const results: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      const next = await stream.next();
+      return next.done ? { done: true, value: undefined } : { done: false, value: toExecutionResult(next.value) };
+    },
+    async return() {
+      await stream.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => results,
+  };
+  return results;
+}
+
+/** A session's outcome, handed from onSubscribe to execute/subscribe as the operation's root value. */
+class Operated {
+  constructor(readonly outcome: OperationOutcome) {}
+}
+
+function outcomeOf(args: ExecutionArgs): OperationOutcome | undefined {
+  return args.rootValue instanceof Operated ? args.rootValue.outcome : undefined;
+}
 
 interface Connection {
   session: SocketSession;
@@ -59,21 +108,17 @@ export class RealtimeSockets {
       onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const { session, handle } = ctx.extra.connection;
         const outcome = await session.operate(payload, handle);
-        if (outcome.kind === 'errors') {
-          return outcome.errors.map((e) => new GraphQLError(e.message, { ...(e.path ? { path: e.path } : {}), ...(e.extensions ? { extensions: e.extensions } : {}) }));
-        }
-        return { schema: outcome.schema, document: outcome.document, contextValue: outcome, ...(payload.operationName ? { operationName: payload.operationName } : {}) };
+        if (outcome.kind === 'errors') return outcome.errors.map((e) => new FormattedError(e));
+        return { schema: outcome.schema, document: outcome.document, rootValue: new Operated(outcome), ...(payload.operationName ? { operationName: payload.operationName } : {}) };
       },
-      // Results are formatted (errors coded and masked) by the session: sent as they are.
-      onNext: (_ctx, _id, _payload, _args, result) => result as unknown as FormattedExecutionResult,
       execute: (args) => {
-        const outcome = args.contextValue as OperationOutcome;
-        return outcome.kind === 'result' ? toExecutionResult(outcome.result) : { errors: [new GraphQLError('Unexpected operation')] };
+        const outcome = outcomeOf(args);
+        return outcome?.kind === 'result' ? toExecutionResult(outcome.result) : { errors: [new GraphQLError('Unexpected operation')] };
       },
       subscribe: (args) => {
-        const outcome = args.contextValue as OperationOutcome;
-        if (outcome.kind === 'stream') return outcome.stream;
-        return outcome.kind === 'result' ? toExecutionResult(outcome.result) : ({ errors: [] } as ExecutionResult);
+        const outcome = outcomeOf(args);
+        if (outcome?.kind === 'stream') return executionResults(outcome.stream);
+        return outcome?.kind === 'result' ? toExecutionResult(outcome.result) : { errors: [new GraphQLError('Unexpected operation')] };
       },
     });
   }

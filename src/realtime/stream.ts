@@ -2,14 +2,14 @@
 // iterator. A subscriber that falls too far behind is not buffered without end: the stream
 // calls `onOverflow` (the transport closes the connection) and ends.
 
-import type { ExecutionResult } from 'graphql';
+import type { FormattedExecutionResult } from 'graphql';
 
 /** Events queued for one subscription before its subscriber counts as too slow. */
 export const MAX_PENDING_EVENTS = 256;
 
-export class EventStream implements AsyncIterableIterator<ExecutionResult> {
-  readonly #queue: ExecutionResult[] = [];
-  #waiting: ((result: IteratorResult<ExecutionResult>) => void) | undefined;
+export class EventStream implements AsyncIterableIterator<FormattedExecutionResult> {
+  readonly #queue: FormattedExecutionResult[] = [];
+  #waiting: ((result: IteratorResult<FormattedExecutionResult>) => void) | undefined;
   #done = false;
 
   constructor(
@@ -22,7 +22,7 @@ export class EventStream implements AsyncIterableIterator<ExecutionResult> {
     return this.#done;
   }
 
-  push(result: ExecutionResult): void {
+  push(result: FormattedExecutionResult): void {
     if (this.#done) return;
     const waiting = this.#waiting;
     if (waiting) {
@@ -49,7 +49,7 @@ export class EventStream implements AsyncIterableIterator<ExecutionResult> {
     waiting?.({ value: undefined, done: true });
   }
 
-  next(): Promise<IteratorResult<ExecutionResult>> {
+  next(): Promise<IteratorResult<FormattedExecutionResult>> {
     const queued = this.#queue.shift();
     if (queued) return Promise.resolve({ value: queued, done: false });
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
@@ -58,12 +58,12 @@ export class EventStream implements AsyncIterableIterator<ExecutionResult> {
     });
   }
 
-  return(): Promise<IteratorResult<ExecutionResult>> {
+  return(): Promise<IteratorResult<FormattedExecutionResult>> {
     this.end();
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<FormattedExecutionResult> {
     return this;
   }
 }

@@ -10,7 +10,7 @@ import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
 import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
-import { DocumentCache } from './graphqlOverHttp.js';
+import { DocumentCache } from './operation/prepare.js';
 
 export interface LiveApp {
   id: string;

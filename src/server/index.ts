@@ -12,5 +12,5 @@ export type { ServerOptions, LogDestination } from './server.js';
 export { startServer, SHUTDOWN_GRACE_MS } from './start.js';
 export type { RunningServer, StartOptions } from './start.js';
 export { handleGraphQLOverHttp } from './graphqlOverHttp.js';
-export type { GraphQLHttpRequest, GraphQLHttpResponse, GraphQLHttpOptions } from './graphqlOverHttp.js';
+export type { GraphQLHttpRequest, GraphQLHttpResponse } from './graphqlOverHttp.js';
 export { ADMIN_PATH } from './routes/adminGraphql.js';

@@ -26,6 +26,7 @@ import type { MailDefaults } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
 import { AppRegistry } from './appRegistry.js';
+import { AppOperations } from './operation/appOperations.js';
 import { PersistedQueries } from './persisted.js';
 import { TrafficRecorder, trafficSource } from './traffic.js';
 import { mailTester } from './appPorts.js';
@@ -157,13 +158,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc });
   const webSocket = installAppSubscriptions(app, {
-    persisted,
+    operations,
     store,
-    registry,
-    platformKey: options.adminKey,
-    throttle,
-    mailer,
     metrics: metrics.registry,
     originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
@@ -172,10 +170,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
     directory,
-    oidc: options.oidc,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { store, registry, platformKey: options.adminKey, throttle, mailer, directory, webSocket, persisted, onOperation, tracer: options.tracer, oidc: options.oidc }));
+  void app.register(async (scope) => installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer }));
   installConsole(app);
   return app;
 }

@@ -14,7 +14,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 import type { StatementProbe } from '../store/index.js';
-import type { OperationNote } from './graphqlOverHttp.js';
+import type { OperationNote } from './operation/outcome.js';
 
 export interface TracingConfig {
   /** Where spans go: an OTLP/HTTP traces endpoint, e.g. `http://collector:4318/v1/traces`. */

@@ -1,10 +1,11 @@
-// The management API route: platform-key check, then the framework-free GraphQL-over-HTTP
-// core with the admin schema. This file only adapts Fastify's request and reply to the core.
+// The management API route: platform-key check, then GraphQL over HTTP with a graphql-js
+// runner of the admin schema. This file only adapts Fastify's request and reply to the core.
 
 import type { FastifyInstance } from 'fastify';
 import { createAdminContext, createAdminSchema } from '../../admin/index.js';
 import type { AdminService, MailTester, TrafficSource } from '../../admin/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { schemaOperations } from '../operation/schemaOperations.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
 
 export const ADMIN_PATH = '/admin/graphql';
@@ -30,20 +31,16 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: ADMIN_PATH,
       handler: async (request, reply) => {
-        const response = await handleGraphQLOverHttp(
-          {
-            method: request.method,
-            headers: request.headers,
-            query: request.query as Record<string, unknown>,
-            body: request.body,
-          },
-          {
-            schema,
-            contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic, options.mail),
-            requestId: request.id,
-            maxTokens: ADMIN_MAX_TOKENS,
-            onInternalError: (err) => request.log.error({ err }, 'management operation failed'),
-          },
+        const runner = schemaOperations({
+          schema,
+          contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic, options.mail),
+          requestId: request.id,
+          maxTokens: ADMIN_MAX_TOKENS,
+          onInternalError: (err) => request.log.error({ err }, 'management operation failed'),
+        });
+        const { response } = await handleGraphQLOverHttp(
+          { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
+          runner,
         );
         return reply.code(response.status).headers(response.headers).send(response.body);
       },

@@ -10,27 +10,22 @@ import type { WebSocket } from 'ws';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
-import { GraphQLError, getOperationAST } from 'graphql';
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import type { LoginThrottle, Mailer } from '../../accounts/index.js';
-import { executeOperation, planSubscription } from '../../compile/index.js';
+import type { ExecutionResult } from 'graphql';
+import { planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
-import type { ErrorCode } from '../../errors/index.js';
 import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
 import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory } from '../../realtime/index.js';
 import type { Store } from '../../store/index.js';
-import type { AppRegistry } from '../appRegistry.js';
-import { callerLabel, callerOf } from '../callers.js';
-import type { AnsweredOperation } from '../traffic.js';
-import type { Caller } from '../callers.js';
-import { asGraphQLError, formatErrors, prepareOperation } from '../graphqlOverHttp.js';
-import type { OperationNote } from '../graphqlOverHttp.js';
-import { appLimits } from '../limits/index.js';
-import { generateRequestId } from '../plugins/requestId.js';
-import type { PersistedQueries } from '../persisted.js';
-import { mutationPorts, unknownApp } from '../appPorts.js';
-import type { OidcRelyingParty } from '../../oidc/index.js';
+import { unknownApp } from '../appPorts.js';
+import type { LiveApp } from '../appRegistry.js';
 import { errorBody } from '../clientErrors.js';
+import type { AppOperations } from '../operation/appOperations.js';
+import { callerLabel } from '../operation/callers.js';
+import type { Caller } from '../operation/callers.js';
+import { asGraphQLError } from '../operation/format.js';
+import type { OperationNote, SubscriptionStart } from '../operation/outcome.js';
+import { generateRequestId } from '../plugins/requestId.js';
+import type { AnsweredOperation } from '../traffic.js';
 import { traceOperation } from '../tracing.js';
 
 export interface AppSubscriptionOptions {
@@ -40,15 +35,11 @@ export interface AppSubscriptionOptions {
   onOperation?: (operation: AnsweredOperation) => void;
   /** Traces each operation (a subscription until it starts) when tracing is on. */
   tracer?: Tracer | undefined;
-  /** Trusted documents are enforced over WebSocket as over HTTP. */
-  persisted: PersistedQueries;
   /** Whether the upgrade's Origin may open a connection (the allowed origins of the app). */
   originAllowed?: (request: FastifyRequest) => Promise<boolean>;
+  /** The operation core every transport shares. */
+  operations: AppOperations;
   store: Store;
-  registry: AppRegistry;
-  platformKey: string;
-  throttle: LoginThrottle;
-  mailer: Mailer;
   /** Where the subscription gauges are registered. */
   metrics: Registry;
   /** How often an open connection's credentials are checked again. */
@@ -56,8 +47,6 @@ export interface AppSubscriptionOptions {
   /** Events queued for one subscription before its subscriber counts as too slow. */
   maxPendingEvents: number;
   directory: SubscriberDirectory;
-  /** Redeems OpenID sign-ins sent over the socket. */
-  oidc?: OidcRelyingParty | undefined;
 }
 
 /** Subscriptions one connection may hold open at once. */
@@ -87,7 +76,7 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
   const hub = new RealtimeHub({
     store: options.store,
     directory: options.directory,
-    current: async (appId) => (await options.registry.get(appId))?.context,
+    current: async (appId) => (await options.operations.app(appId))?.context,
     onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
     onHandled: (report) => {
       events.inc(report.events);
@@ -152,19 +141,19 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
 
 /** A connection's session; `address` is the client's, as the login throttle counts it (request.ip: trusted proxies honoured). */
 async function openSession(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, appId: string, address: string): Promise<SocketSession | { status: number; message: string }> {
-  const opened = await options.registry.get(appId);
+  const { operations } = options;
+  const opened = await operations.app(appId);
   if (!opened) return { status: 404, message: unknownApp(appId) };
-  let caller: Caller | undefined;
   let authorization: string | undefined;
   let recheck: NodeJS.Timeout | undefined;
   const streams = new Set<EventStream>();
   const connection: Connection = { appId, address, caller: { kind: 'anonymous' }, streams, planning: 0, closed: false };
 
   const identify = async (value: string | undefined): Promise<Caller | undefined> => {
-    const live = await options.registry.get(appId);
+    const live = await operations.app(appId);
     if (!live) return undefined;
     try {
-      return await callerOf(options, live, value);
+      return await operations.identify(live, value);
     } catch (err) {
       if (isTesseraError(err) && err.code === 'UNAUTHENTICATED') return undefined;
       throw err;
@@ -173,7 +162,7 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
 
   return {
     async connect(value, socket) {
-      caller = await identify(value);
+      const caller = await identify(value);
       if (!caller) return false;
       connection.caller = caller;
       authorization = value;
@@ -195,11 +184,11 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
       const requestId = generateRequestId();
       return traceOperation(options.tracer, { transport: 'websocket', appId, requestId }, async (describe) => {
         const started = performance.now();
-        const outcome = await operate(app, options, hub, connection, payload, socket, requestId);
-        const note = noteOf(outcome, payload.operationName ?? undefined);
+        const live = await operations.app(appId);
+        if (!live) return { kind: 'errors', errors: [{ message: unknownApp(appId), extensions: { code: 'NOT_FOUND' } }] };
+        const { outcome, note } = await operate(app, options, hub, live, connection, payload, socket, requestId);
         describe(note);
-        const live = await options.registry.get(appId);
-        if (live) options.onOperation?.({ ...note, ...callerLabel(live, connection.caller), appId: live.id, transport: 'websocket', seconds: (performance.now() - started) / 1000, requestId });
+        options.onOperation?.({ ...note, ...callerLabel(live, connection.caller), appId: live.id, transport: 'websocket', seconds: (performance.now() - started) / 1000, requestId });
         return outcome;
       });
     },
@@ -210,15 +199,6 @@ async function openSession(app: FastifyInstance, options: AppSubscriptionOptions
       for (const stream of [...streams]) stream.end();
     },
   };
-}
-
-/** An operation's type and outcome, as metrics count them (a subscription counts once, when it starts). */
-function noteOf(outcome: OperationOutcome, operationName: string | undefined): OperationNote {
-  if (outcome.kind === 'errors') return { type: 'unknown', outcome: String(outcome.errors[0]?.extensions?.code ?? 'BAD_USER_INPUT') };
-  const operation = getOperationAST(outcome.document, operationName);
-  const named = { type: operation?.operation ?? 'unknown', ...(operation?.name ? { name: operation.name.value } : {}) };
-  if (outcome.kind === 'stream') return { ...named, outcome: 'ok' };
-  return { ...named, outcome: String(outcome.result.errors?.[0]?.extensions?.code ?? 'ok') };
 }
 
 interface Connection {
@@ -232,59 +212,50 @@ interface Connection {
   closed: boolean;
 }
 
-async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hub: RealtimeHub, connection: Connection, payload: OperationPayload, socket: StreamSocket, requestId: string): Promise<OperationOutcome> {
-  const { appId, caller } = connection;
-  const live = await options.registry.get(appId);
-  if (!live) return { kind: 'errors', errors: [{ message: `No app with id "${appId}"`, extensions: { code: 'NOT_FOUND' } }] };
-  const context = live.context;
-  const schema = context.app.schema;
-  const limits = appLimits(context.app.settings);
-  const format = (errors: readonly GraphQLError[], code?: ErrorCode): GraphQLFormattedError[] =>
-    formatErrors(errors, { requestId, suggestions: limits.suggestions, onInternalError: (err) => app.log.error({ err, appId, requestId }, 'websocket operation failed') }, code);
-  const variables = payload.variables ?? undefined;
-  const operationName = payload.operationName ?? undefined;
-  const resolved = options.persisted.resolve(appId, live.trusted, !(caller.kind === 'admin' && caller.operator), { query: payload.query, persistedHash: undefined });
-  if ('error' in resolved) return { kind: 'errors', errors: format([asGraphQLError(resolved.error)], resolved.error.code) };
-  const prepared = prepareOperation({ query: resolved.query, operationName, variables }, {
-    schema,
-    documents: live.documents,
-    maxTokens: limits.maxTokens,
-    limitRules: limits.limitRules,
-    validationRules: limits.validationRules,
-    checkRequest: limits.checkRequest,
-  });
-  if ('response' in prepared) return { kind: 'errors', errors: [] };
-  if ('errors' in prepared) return { kind: 'errors', errors: format(prepared.errors, prepared.code) };
-  const { document, operation } = prepared;
-  const admin = caller.kind === 'admin';
-  const userId = caller.kind === 'user' ? caller.userId : undefined;
-
-  if (operation?.operation !== 'subscription') {
-    const run = await executeOperation({
-      app: context,
-      store: options.store,
-      ports: mutationPorts(live, { throttle: options.throttle, mailer: options.mailer, oidc: options.oidc }, connection.address, app.log, options.directory),
-      document,
-      query: payload.query,
-      operationName,
-      variables,
-      admin,
-      userId,
-    });
-    if (run.data === undefined) return { kind: 'errors', errors: format(run.errors, 'BAD_USER_INPUT') };
-    const errors = format(run.errors);
-    return { kind: 'result', schema, document, result: { data: JSON.parse(run.data) as Record<string, unknown>, ...(errors.length > 0 ? { errors } : {}) } };
+/** One operation of a connection through the operation core; subscriptions become streams here. */
+async function operate(
+  app: FastifyInstance,
+  options: AppSubscriptionOptions,
+  hub: RealtimeHub,
+  live: LiveApp,
+  connection: Connection,
+  payload: OperationPayload,
+  socket: StreamSocket,
+  requestId: string,
+): Promise<{ outcome: OperationOutcome; note: OperationNote }> {
+  const runner = options.operations.runner({ live, caller: connection.caller, address: connection.address, requestId, log: app.log });
+  const request = { query: payload.query, operationName: payload.operationName ?? undefined, variables: payload.variables ?? undefined };
+  const { outcome, note } = await runner.run(request, { streams: true });
+  switch (outcome.kind) {
+    case 'early':
+      return { outcome: { kind: 'errors', errors: [] }, note };
+    case 'refused':
+      return { outcome: { kind: 'errors', errors: outcome.errors }, note };
+    case 'result': {
+      const result = { data: JSON.parse(outcome.data) as Record<string, unknown>, ...(outcome.errors.length > 0 ? { errors: outcome.errors } : {}) };
+      return { outcome: { kind: 'result', schema: outcome.schema, document: outcome.document, result }, note };
+    }
+    case 'subscription':
+      return { outcome: await subscribe(options, hub, live, connection, outcome.start, socket), note };
+    default: {
+      const never: never = outcome;
+      throw new Error(`unknown outcome ${JSON.stringify(never)}`);
+    }
   }
+}
 
+/** Plans a subscription and opens its stream of events, within the connection's limit. */
+async function subscribe(options: AppSubscriptionOptions, hub: RealtimeHub, live: LiveApp, connection: Connection, start: SubscriptionStart, socket: StreamSocket): Promise<OperationOutcome> {
   // Counted before planning (which waits on the database), so a burst cannot slip past it.
   if (connection.streams.size + connection.planning >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
     const message = `A connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; end one or open another connection`;
     return { kind: 'errors', errors: [{ message, extensions: { code: 'LIMIT_EXCEEDED', limit: 'subscriptionsPerConnection', max: MAX_SUBSCRIPTIONS_PER_CONNECTION } }] };
   }
+  const { caller, document, operationName, variables, format } = start;
   let plan;
   connection.planning += 1;
   try {
-    plan = await planSubscription({ app: context, document, operationName, variables, admin, userId }, options.store);
+    plan = await planSubscription({ app: live.context, document, operationName, variables, admin: caller.kind === 'admin', userId: caller.kind === 'user' ? caller.userId : undefined }, options.store);
   } catch (err) {
     return { kind: 'errors', errors: format([asGraphQLError(err)], 'BAD_USER_INPUT') };
   } finally {
@@ -302,7 +273,7 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
   connection.streams.add(stream);
   remove = await hub.add({
     plan,
-    deliver: (result: ExecutionResult) => stream.push(result.errors ? { data: result.data ?? null, errors: format(result.errors) as unknown as GraphQLError[] } : result),
+    deliver: (result: ExecutionResult) => stream.push(result.errors ? { data: result.data ?? null, errors: format(result.errors) } : { data: result.data ?? null }),
     expire: () => {
       stream.end();
       socket.close(CLOSE_SERVICE_RESTART, "The app's schema changed: subscribe again");
@@ -310,5 +281,5 @@ async function operate(app: FastifyInstance, options: AppSubscriptionOptions, hu
   });
   if (connection.closed) stream.end();
   if (stream.ended) remove();
-  return { kind: 'stream', schema, document, stream };
+  return { kind: 'stream', schema: start.schema, document, stream };
 }

@@ -2,12 +2,12 @@
 // key or one of the app's admin tokens) or one of the app's users (a user token whose user
 // still exists with the password the token was issued under).
 
-import { TOKEN_REFUSED, tokenUser, userApiId } from '../accounts/index.js';
-import { unauthenticated } from '../errors/index.js';
-import type { Store } from '../store/index.js';
-import { accountApp } from './appPorts.js';
-import type { AppRegistry, LiveApp } from './appRegistry.js';
-import { keysMatch } from './platformKey.js';
+import { TOKEN_REFUSED, tokenUser, userApiId } from '../../accounts/index.js';
+import { unauthenticated } from '../../errors/index.js';
+import type { Store } from '../../store/index.js';
+import { accountApp } from '../appPorts.js';
+import type { AppRegistry, LiveApp } from '../appRegistry.js';
+import { keysMatch } from '../platformKey.js';
 
 /** `operator`: the platform key (the operator, the console), not one of the app's admin tokens. */
 export type Caller = { kind: 'anonymous' } | { kind: 'admin'; operator: boolean } | { kind: 'user'; userId: string };
@@ -19,7 +19,7 @@ export interface CallerSources {
   platformKey: string;
 }
 
-export { TOKEN_REFUSED } from '../accounts/index.js';
+export { TOKEN_REFUSED } from '../../accounts/index.js';
 
 /** The token of an `Authorization: Bearer <token>` value; undefined when there is none. */
 export function bearerToken(value: string | string[] | undefined): string | undefined {

@@ -1,0 +1,117 @@
+// The operation core of the data API, made once per server and shared by every transport:
+// who is calling (callers.ts), which document runs (persisted and trusted documents), the
+// app's limits, the compiling executor with the app's ports, and errors formatted for the
+// client. A transport adapts its messages to `OperationRequest` and the outcome back to its
+// wire format; nothing here knows HTTP or WebSocket.
+
+import type { FastifyBaseLogger } from 'fastify';
+import type { GraphQLError } from 'graphql';
+import type { LoginThrottle, Mailer } from '../../accounts/index.js';
+import { executeOperation } from '../../compile/index.js';
+import type { ErrorCode } from '../../errors/index.js';
+import type { OidcRelyingParty } from '../../oidc/index.js';
+import type { SubscriberDirectory } from '../../realtime/index.js';
+import type { Store } from '../../store/index.js';
+import { mutationPorts } from '../appPorts.js';
+import type { AppRegistry, LiveApp } from '../appRegistry.js';
+import { appLimits } from '../limits/index.js';
+import type { PersistedQueries } from '../persisted.js';
+import { callerOf } from './callers.js';
+import type { Caller } from './callers.js';
+import { asGraphQLError, codeOf, formatErrors } from './format.js';
+import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOptions } from './outcome.js';
+import { prepareOperation } from './prepare.js';
+
+export interface OperationServices {
+  store: Store;
+  registry: AppRegistry;
+  /** The platform key: an admin credential on every app. */
+  platformKey: string;
+  throttle: LoginThrottle;
+  mailer: Mailer;
+  /** Which apps have subscribers (mutations of other apps publish no events). */
+  directory: SubscriberDirectory;
+  persisted: PersistedQueries;
+  /** Redeems OpenID sign-ins (absent: the server has no secret key, and none works). */
+  oidc?: OidcRelyingParty | undefined;
+}
+
+/** One operation's circumstances: the app, who asks, from where, under which request id. */
+export interface OperationCall {
+  live: LiveApp;
+  caller: Caller;
+  /** The client's address, as the login throttle counts it (trusted proxies honoured). */
+  address: string;
+  requestId: string;
+  log: FastifyBaseLogger;
+}
+
+export class AppOperations {
+  readonly #services: OperationServices;
+
+  constructor(services: OperationServices) {
+    this.#services = services;
+  }
+
+  /** The caller an Authorization value names; throws UNAUTHENTICATED for a refused credential. */
+  identify(live: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
+    return callerOf(this.#services, live, authorization);
+  }
+
+  /** The live app with this id, or null. */
+  app(appId: string): Promise<LiveApp | null> {
+    return this.#services.registry.get(appId);
+  }
+
+  /** Runs operations of `call.live` for `call.caller`. */
+  runner(call: OperationCall): OperationRunner {
+    return { run: (request, options) => this.#run(call, request, options ?? {}) };
+  }
+
+  async #run<E>(call: OperationCall, request: OperationRequest, options: RunOptions<E>): Promise<Operated<E>> {
+    const { live, caller } = call;
+    const services = this.#services;
+    const schema = live.context.app.schema;
+    const limits = appLimits(live.context.app.settings);
+    const format = (errors: readonly GraphQLError[], code?: ErrorCode) =>
+      formatErrors(errors, { requestId: call.requestId, suggestions: limits.suggestions, onInternalError: (err) => call.log.error({ err, appId: live.id, requestId: call.requestId }, 'data operation failed') }, code);
+    const note: OperationNote = { type: 'unknown', outcome: 'ok' };
+    const refused = (errors: readonly GraphQLError[], code: ErrorCode): Operated<E> => {
+      const formatted = format(errors, code);
+      note.outcome = String(formatted[0]?.extensions?.code ?? code);
+      return { outcome: { kind: 'refused', errors: formatted }, note };
+    };
+
+    // Trusted documents bind users and admin tokens alike; the operator's key (the console) is free of them.
+    const enforced = !(caller.kind === 'admin' && caller.operator);
+    const resolved = services.persisted.resolve(live.id, live.trusted, enforced, { query: request.query, persistedHash: request.persistedHash });
+    if ('error' in resolved) return refused([asGraphQLError(resolved.error)], resolved.error.code);
+    const { operationName, variables } = request;
+    const prepared = prepareOperation({ query: resolved.query, operationName, variables }, { schema, documents: live.documents, ...limits }, options.early);
+    if ('early' in prepared) return { outcome: { kind: 'early', value: prepared.early }, note };
+    if ('errors' in prepared) return refused(prepared.errors, prepared.code);
+    const { document, operation } = prepared;
+    note.type = operation?.operation ?? 'unknown';
+    if (operation?.name) note.name = operation.name.value;
+
+    if (operation?.operation === 'subscription' && options.streams) {
+      return { outcome: { kind: 'subscription', start: { schema, document, operationName, variables, caller, format } }, note };
+    }
+    const run = await executeOperation({
+      app: live.context,
+      store: services.store,
+      ports: mutationPorts(live, services, call.address, call.log, services.directory),
+      document,
+      query: resolved.query,
+      operationName,
+      variables,
+      admin: caller.kind === 'admin',
+      userId: caller.kind === 'user' ? caller.userId : undefined,
+    });
+    // No data at all means the operation never ran: bad variables or an unknown operation name.
+    if (run.data === undefined) return refused(run.errors, 'BAD_USER_INPUT');
+    const errors = format(run.errors);
+    if (errors[0]) note.outcome = codeOf(errors[0]) ?? 'INTERNAL';
+    return { outcome: { kind: 'result', schema, document, data: run.data, hasData: run.data !== 'null', errors }, note };
+  }
+}
