@@ -21,6 +21,10 @@ export const ERROR_CODES = {
   UNAVAILABLE: 503,
   /** A persisted query's hash names no document known here (or not a trusted one): send the document. */
   PERSISTED_QUERY_NOT_FOUND: 400,
+  /** A BEFORE function of the app refused the mutation; the message is the function's. */
+  REJECTED: 400,
+  /** A function of the app could not be called, failed, timed out or answered something unusable. */
+  FUNCTION_FAILED: 502,
   NOT_IMPLEMENTED: 501,
   INTERNAL: 500,
 } as const;

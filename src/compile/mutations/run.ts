@@ -2,7 +2,7 @@
 // payload back inside the same transaction. Any failure rolls everything back.
 
 import { getNamedType } from 'graphql';
-import type { FieldNode } from 'graphql';
+import type { FieldNode, GraphQLField, GraphQLInputType } from 'graphql';
 import { roleOf } from '../../graphql/index.js';
 import { badInput, notFound } from '../../errors/index.js';
 import { builtinTraits, idColumn } from '../../model/index.js';
@@ -27,6 +27,8 @@ import { runConfirmTotp, runDisableTotp, runEnrollTotp } from './twoFactor.js';
 import { runLinkIdentity, runOidcLogin, runUnlinkIdentity } from './oidc.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
+import { hookedInput } from './hooks.js';
+import type { HookCaller } from './hooks.js';
 
 type Input = Record<string, unknown>;
 
@@ -72,18 +74,29 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
     case 'delete': {
       const type = s.app.type(role.type);
       const kind = role.kind;
-      return written(s, m, (w) => rowMutation(s, w, kind, type, input, payloadType, nodes));
+      const hooked = await hookedInput(s.app, m.ports.hooks, hookCaller(m), node.name.value, kind === 'create' ? type : undefined, inputTypeOf(def), input);
+      return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
     case 'addEdge':
     case 'updateEdge':
     case 'removeEdge': {
       const relation = s.app.relation(role.relation);
       const kind = role.kind;
-      return written(s, m, (w) => edgeMutation(s, w, kind, relation, input, payloadType, nodes));
+      const hooked = await hookedInput(s.app, m.ports.hooks, hookCaller(m), node.name.value, undefined, inputTypeOf(def), input);
+      return written(s, m, (w) => edgeMutation(s, w, kind, relation, hooked, payloadType, nodes));
     }
     default:
       throw new Error(`${node.name.value} is not a mutation (${role.kind})`);
   }
+}
+
+/** The type of a mutation field's `input` argument. */
+function inputTypeOf(def: GraphQLField<unknown, unknown>): GraphQLInputType | undefined {
+  return def.args.find((a) => a.name === 'input')?.type;
+}
+
+function hookCaller(m: MutationContext): HookCaller {
+  return { userId: m.userId, admin: m.admin };
 }
 
 /** Runs `write` in the mutation's transaction; constraint violations become coded errors. */

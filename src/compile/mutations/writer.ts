@@ -7,6 +7,7 @@ import type { Store, Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { RowEvents } from './events.js';
+import type { BeforeHooks } from './hooks.js';
 
 /** Who hears a mutation's row events. */
 export interface EventPorts {
@@ -20,6 +21,8 @@ export interface EventPorts {
 export interface MutationPorts {
   accounts: AccountPorts;
   events: EventPorts;
+  /** The app's BEFORE functions (absent: none is attached to any of its mutations). */
+  hooks?: BeforeHooks | undefined;
 }
 
 export interface Writer {

@@ -1,0 +1,96 @@
+// The app's BEFORE functions around a mutation's input: called before the mutation's
+// transaction opens (a remote call never holds a transaction), in their order, for the root
+// operation and then for every object a nested create adds (under its type's create
+// mutation). An answer may replace the input; the input that results is coerced again
+// against the operation's input type, and the write then checks limits and permission rules
+// as for any input. A refusal (REJECTED) or a failed call (FUNCTION_FAILED) ends the mutation
+// before anything is written.
+
+import { GraphQLInputObjectType, coerceInputValue, getNamedType, isListType, isNonNullType } from 'graphql';
+import type { GraphQLInputType } from 'graphql';
+import { TesseraError } from '../../errors/index.js';
+import { idColumn } from '../../model/index.js';
+import type { ModelType } from '../../model/index.js';
+import type { AppContext } from '../context.js';
+
+type Input = Record<string, unknown>;
+
+/** Who a BEFORE function is told made the mutation. */
+export interface HookCaller {
+  /** The caller's row uuid, when a user. */
+  userId?: string | undefined;
+  admin: boolean;
+}
+
+/** The app's enabled BEFORE functions, as a mutation calls them. */
+export interface BeforeHooks {
+  /** Whether any enabled BEFORE function is attached to `operation`. */
+  attached(operation: string): boolean;
+  /**
+   * Calls the functions attached to `operation` in their order, each with the input the one
+   * before left; resolves to the input to write. Throws REJECTED (a function refused) or
+   * FUNCTION_FAILED (a call failed, timed out or answered something unreadable).
+   */
+  run(operation: string, input: Input, caller: HookCaller): Promise<Input>;
+}
+
+/**
+ * The input of mutation `operation` after the app's BEFORE functions: `type` is the row type
+ * it creates (nested creates call their own type's hooks) or undefined for other mutations;
+ * `inputType` the operation's input type, against which a replaced input is coerced again.
+ */
+export async function hookedInput(app: AppContext, hooks: BeforeHooks | undefined, caller: HookCaller, operation: string, type: ModelType | undefined, inputType: GraphQLInputType | undefined, input: Input): Promise<Input> {
+  if (!hooks) return input;
+  let changed = false;
+  const call = async (name: string, value: Input): Promise<Input> => {
+    if (!hooks.attached(name)) return value;
+    const next = await hooks.run(name, value, caller);
+    if (next !== value) changed = true;
+    return next;
+  };
+  let result = await call(operation, input);
+  if (type) result = await nestedCreates(app, type, result, call);
+  if (!changed || !inputType) return result;
+  return coerced(operation, inputType, result);
+}
+
+/** `input` with every object a nested create adds passed through its type's create hooks. */
+async function nestedCreates(app: AppContext, type: ModelType, input: Input, call: (operation: string, value: Input) => Promise<Input>): Promise<Input> {
+  let out = input;
+  for (const field of type.fields) {
+    if (field.kind !== 'relation') continue;
+    const nested = input[field.name];
+    if (nested === undefined || nested === null) continue;
+    const target = app.type(field.target);
+    const create = async (item: Input) => nestedCreates(app, target, await call(app.names.mutation('create', target.name), item), call);
+    if (field.list) {
+      if (!Array.isArray(nested)) continue;
+      const items: unknown[] = [];
+      for (const item of nested) items.push(isObject(item) ? await create(item) : item);
+      out = { ...out, [field.name]: items };
+      continue;
+    }
+    // The id wins over a nested object (rows.ts): no object is created, so no hook is called.
+    const id = input[idColumn(field.name)];
+    if ((id !== undefined && id !== null && id !== '') || !isObject(nested)) continue;
+    out = { ...out, [field.name]: await create(nested) };
+  }
+  return out;
+}
+
+function isObject(v: unknown): v is Input {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A replaced input coerced against the operation's input type, as a client's would be. */
+function coerced(operation: string, inputType: GraphQLInputType, input: Input): Input {
+  const problems: string[] = [];
+  const value: unknown = coerceInputValue(input, inputType, (path, _invalid, error) => {
+    if (problems.length < 5) problems.push(`${['input', ...path].join('.')}: ${error.message}`);
+  });
+  const named = getNamedType(inputType);
+  if (problems.length > 0 || !isObject(value) || !(named instanceof GraphQLInputObjectType) || isListType(isNonNullType(inputType) ? inputType.ofType : inputType)) {
+    throw new TesseraError('FUNCTION_FAILED', `A BEFORE function of ${operation} answered an input that does not fit ${named.name}: ${problems.join('; ') || 'not an object'}`, { operation });
+  }
+  return value;
+}
