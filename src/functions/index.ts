@@ -18,3 +18,5 @@ export { DEFAULT_DELIVERY_SCHEDULE, retryDelayMs } from './schedule.js';
 export type { DeliverySchedule } from './schedule.js';
 export { DeliveryWorker, FUNCTIONS_CHANNEL, OutboxSignal } from './worker.js';
 export type { DeliveryLog, DeliveryWorkerOptions } from './worker.js';
+export { functionUrlProblem } from './setup.js';
+export type { FunctionsSetup } from './setup.js';
