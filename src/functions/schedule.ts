@@ -14,7 +14,7 @@ export interface DeliverySchedule {
   pollMs: number;
   /** Deliveries one instance calls at once (default 16). */
   concurrency: number;
-  /** How long a claim outlives its function's timeout before another instance may take it over (default 30 s). */
+  /** How long a claim outlives its function's timeout before another instance may take it over (default 10 s). */
   leaseMarginMs: number;
   /** How often dead-marking and pruning run (default 1 min). */
   sweepMs: number;
@@ -28,7 +28,7 @@ export const DEFAULT_DELIVERY_SCHEDULE: Readonly<DeliverySchedule> = {
   deadAfterMs: 24 * 60 * 60 * 1000,
   pollMs: 1_000,
   concurrency: 16,
-  leaseMarginMs: 30_000,
+  leaseMarginMs: 10_000,
   sweepMs: 60_000,
   retentionMs: 7 * 24 * 60 * 60 * 1000,
 };
