@@ -153,6 +153,24 @@ describe.each(STORE_KINDS)('EVENT functions (%s)', (kind) => {
     }
   });
 
+  it('counts calls per function in /metrics and logs each delivery without its body, secret or header values', async () => {
+    await app.data('mutation { createPost(input: { title: "Counted", rating: 42 }) { changedPost { id } } }');
+    await eventFor('createPost', (e) => e.after?.title === 'Counted');
+    await waitForDeliveries(server, app.id, (list) => list.every((d) => d.status === 'DELIVERED'));
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    const ok = new RegExp(`tessera_function_calls_total\\{app="${app.id}",function="hook",kind="EVENT",outcome="ok"\\} (\\d+)`).exec(metrics);
+    expect(Number(ok?.[1])).toBeGreaterThanOrEqual(receiver.received.length);
+    expect(metrics).toMatch(new RegExp(`tessera_function_call_duration_seconds_count\\{app="${app.id}",function="hook",kind="EVENT"\\}`));
+    expect(metrics).toMatch(/^tessera_function_deliveries_pending \d+$/m);
+    const lines = server.logs.filter((l) => l.msg === 'event delivered');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines[0]).toMatchObject({ appId: app.id, function: 'hook', status: 200, origin: new URL(receiver.url).origin });
+    const all = JSON.stringify(server.logs);
+    expect(all).not.toContain(receiver.secret);
+    expect(all).not.toContain('endpoint-key-7f3a');
+    expect(all).not.toContain('Counted');
+  });
+
   it('sends nothing for a disabled function, and again once it is enabled', async () => {
     const other = await createTestApp(server, SCHEMA);
     const quiet = await Receiver.start();
