@@ -30,6 +30,11 @@ export class AppFunctions {
     return this.#events.get(operation) ?? [];
   }
 
+  /** Whether any BEFORE function is enabled (a mutation calls no hook otherwise). */
+  get hasBefore(): boolean {
+    return this.#rows.some((r) => r.kind === 'BEFORE' && r.enabled);
+  }
+
   /** Whether any EVENT function is enabled (a mutation skips the outbox entirely otherwise). */
   get hasEvents(): boolean {
     return this.#events.size > 0;

@@ -20,3 +20,5 @@ export { DeliveryWorker, FUNCTIONS_CHANNEL, OutboxSignal } from './worker.js';
 export type { DeliveryLog, DeliveryWorkerOptions } from './worker.js';
 export { functionUrlProblem } from './setup.js';
 export type { FunctionsSetup } from './setup.js';
+export { MAX_REJECTION_MESSAGE, beforeHooks } from './before.js';
+export type { BeforeHooksOptions } from './before.js';

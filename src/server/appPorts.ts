@@ -3,11 +3,13 @@
 // hears the app's events; and how an unknown app is named.
 
 import type { FastifyBaseLogger } from 'fastify';
-import { accountPorts } from '../accounts/index.js';
+import { accountPorts, userApiId } from '../accounts/index.js';
 import type { AccountApp, LoginThrottle, Mailer } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import type { MutationPorts } from '../compile/index.js';
+import type { BeforeHooks, MutationPorts } from '../compile/index.js';
+import { beforeHooks } from '../functions/index.js';
+import type { FunctionCallPolicy, FunctionSecrets } from '../functions/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
@@ -26,8 +28,15 @@ export interface AccountRuntime {
   oidc?: OidcRelyingParty | undefined;
 }
 
+/** What calling an app's functions takes: their sealed secrets opened, and the outbound policy. */
+export interface FunctionRuntime {
+  secrets: FunctionSecrets;
+  policy: FunctionCallPolicy;
+}
+
 /** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, services: AccountRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+export function mutationPorts(app: LiveApp, services: AccountRuntime & { functions?: FunctionRuntime | undefined }, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+  const functions = services.functions;
   return {
     accounts: accountPorts(accountApp(app), services.throttle, address, {
       mailer: services.mailer,
@@ -41,6 +50,23 @@ export function mutationPorts(app: LiveApp, services: AccountRuntime, address: s
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     },
     functions: app.functions.hasEvents ? app.functions : undefined,
+    // Without the runtime (no secret key), an app's BEFORE functions cannot be called: every
+    // mutation they are attached to fails rather than skip them.
+    hooks: app.functions.hasBefore
+      ? functions
+        ? beforeHooks({ appId: app.id, functions: app.functions, secrets: functions.secrets, policy: functions.policy, userApiId: (userId) => userApiId(accountApp(app), userId) })
+        : unavailableHooks(app)
+      : undefined,
+  };
+}
+
+/** BEFORE functions this server cannot call: attached mutations fail with FUNCTION_FAILED. */
+function unavailableHooks(app: LiveApp): BeforeHooks {
+  return {
+    attached: (operation) => app.functions.attached('BEFORE', operation).length > 0,
+    run: async (operation) => {
+      throw new TesseraError('FUNCTION_FAILED', `The BEFORE functions of ${operation} cannot be called by this server (it has no functions runtime)`, { operation });
+    },
   };
 }
 

@@ -149,13 +149,20 @@ export function createServer(options: ServerOptions): FastifyInstance {
     (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
     () => outbox.queued(),
   );
-  if (options.functions) {
+  // One runtime for every call of a function: BEFORE hooks (through the operation core) and the outbox's deliveries.
+  const functions = options.functions
+    ? {
+        secrets: new FunctionSecrets(options.functions.secrets),
+        policy: { allowPrivate: options.functions.allowPrivate, observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }) },
+      }
+    : undefined;
+  if (options.functions && functions) {
     const worker = new DeliveryWorker({
       store,
-      secrets: new FunctionSecrets(options.functions.secrets),
-      allowPrivate: options.functions.allowPrivate,
+      secrets: functions.secrets,
+      allowPrivate: functions.policy.allowPrivate,
       schedule: options.functions.schedule,
-      observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }),
+      observe: functions.policy.observe,
       log: app.log.child({ component: 'functions' }),
     });
     app.addHook('onReady', async () => worker.start());
@@ -184,7 +191,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc });
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions });
   const webSocket = installAppSubscriptions(app, {
     operations,
     store,
