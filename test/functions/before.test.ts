@@ -262,6 +262,22 @@ describe.each(STORE_KINDS)('BEFORE functions (%s)', (kind) => {
     await dropHooks();
   });
 
+  it('never calls the endpoint for an anonymous caller the rules refuse whatever the row; sign-up still reaches its hook', async () => {
+    await hook('guarded', ['createPost', 'addToPostTagsConnection', 'createUser']);
+    const anonymous = await app.gql('mutation { createPost(input: { title: "anon" }) { changedPost { id } } }', {}, {});
+    expect(code(anonymous.body)).toBe('FORBIDDEN');
+    const edge = await app.gql('mutation($p: ID!, $t: ID!) { addToPostTagsConnection(input: { postId: $p, tagId: $t }) { clientMutationId } }', { p: 'UG9zdDox', t: 'VGFnOjE=' }, {});
+    expect(code(edge.body)).toBe('FORBIDDEN');
+    expect(endpoint.calls).toHaveLength(0);
+    // Everyone may sign up (the built-in default): the hook hears it, without a caller.
+    const signUp = await app.gql('mutation { createUser(input: { username: "bea", password: "another long password" }) { changedUser { username } } }', {}, {});
+    expect(signUp.body.errors).toBeUndefined();
+    expect(endpoint.calls.map((c) => [c.body.operation, c.body.caller])).toEqual([['createUser', { userId: null, admin: false }]]);
+    // The password travels to the app's own endpoint as sent: it is the app's hook, over the URL the app chose.
+    expect(endpoint.calls[0]?.body.input.username).toBe('bea');
+    await dropHooks();
+  });
+
   it('refuses a hook on a host that resolves to this machine when private addresses are not allowed', async () => {
     const closed = await startFunctionsServer(kind, { allowPrivate: false });
     try {

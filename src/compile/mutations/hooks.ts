@@ -11,6 +11,7 @@ import type { GraphQLInputType } from 'graphql';
 import { TesseraError } from '../../errors/index.js';
 import { idColumn } from '../../model/index.js';
 import type { ModelType } from '../../model/index.js';
+import { typeGrants } from '../../permissions/index.js';
 import type { AppContext } from '../context.js';
 
 type Input = Record<string, unknown>;
@@ -39,11 +40,21 @@ export interface BeforeHooks {
  * it creates (nested creates call their own type's hooks) or undefined for other mutations;
  * `inputType` the operation's input type, against which a replaced input is coerced again.
  */
-export async function hookedInput(app: AppContext, hooks: BeforeHooks | undefined, caller: HookCaller, operation: string, type: ModelType | undefined, inputType: GraphQLInputType | undefined, input: Input): Promise<Input> {
+export async function hookedInput(
+  app: AppContext,
+  hooks: BeforeHooks | undefined,
+  caller: HookCaller,
+  operation: string,
+  target: { type: ModelType | undefined; inputType: GraphQLInputType | undefined; refusal: TesseraError | undefined },
+  input: Input,
+): Promise<Input> {
   if (!hooks) return input;
+  const { type, inputType, refusal } = target;
   let changed = false;
   const call = async (name: string, value: Input): Promise<Input> => {
     if (!hooks.attached(name)) return value;
+    // A caller the rules refuse whatever the row cannot make the app's endpoints be called.
+    if (refusal) throw refusal;
     const next = await hooks.run(name, value, caller);
     if (next !== value) changed = true;
     return next;
@@ -52,6 +63,18 @@ export async function hookedInput(app: AppContext, hooks: BeforeHooks | undefine
   if (type) result = await nestedCreates(app, type, result, call);
   if (!changed || !inputType) return result;
   return coerced(operation, inputType, result);
+}
+
+/**
+ * Why an anonymous caller is refused `op` on every row of these types whatever the rows hold
+ * (no rule grants it to everyone), or undefined when the rules may let them through. Users are
+ * not judged here: a member of the app's admin role passes every rule, which only the database
+ * can tell.
+ */
+export function anonymousRefusal(caller: HookCaller, op: 'create' | 'update' | 'delete', types: readonly ModelType[]): TesseraError | undefined {
+  if (caller.admin || caller.userId !== undefined) return undefined;
+  const closed = types.find((type) => !typeGrants(type, op).some((g) => g.scope === 'EVERYONE'));
+  return closed ? new TesseraError('FORBIDDEN', `Not allowed to ${op} ${closed.name}: log in first`) : undefined;
 }
 
 /** `input` with every object a nested create adds passed through its type's create hooks. */

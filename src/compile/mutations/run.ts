@@ -27,7 +27,7 @@ import { runConfirmTotp, runDisableTotp, runEnrollTotp } from './twoFactor.js';
 import { runLinkIdentity, runOidcLogin, runUnlinkIdentity } from './oidc.js';
 import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
-import { hookedInput } from './hooks.js';
+import { anonymousRefusal, hookedInput } from './hooks.js';
 import type { HookCaller } from './hooks.js';
 import { readRow } from './outbox.js';
 import type { EdgeVerb } from '../../model/index.js';
@@ -76,7 +76,9 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
     case 'delete': {
       const type = s.app.type(role.type);
       const kind = role.kind;
-      const hooked = await hookedInput(s.app, m.ports.hooks, hookCaller(m), node.name.value, kind === 'create' ? type : undefined, inputTypeOf(def), input);
+      const caller = hookCaller(m);
+      const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
+      const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
     case 'addEdge':
@@ -84,7 +86,10 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
     case 'removeEdge': {
       const relation = s.app.relation(role.relation);
       const kind = role.kind;
-      const hooked = await hookedInput(s.app, m.ports.hooks, hookCaller(m), node.name.value, undefined, inputTypeOf(def), input);
+      const caller = hookCaller(m);
+      const ends = relation.ends.map((end) => s.app.type(end.type));
+      const target = { type: undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, 'update', ends) };
+      const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
       return written(s, m, (w) => edgeMutation(s, w, kind, relation, hooked, payloadType, nodes));
     }
     default:
