@@ -106,25 +106,23 @@ async function storeRun(label: string, store: Store, rates: readonly number[]): 
 }
 
 async function steadyRun(label: string, steady: string, key: string, receiver: Receiver, rate: number): Promise<void> {
-  {
-    receiver.received.clear();
-    const writeSteady = (i: number) => postJson(steady, key, 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { id } } }', { t: `steady ${i}` });
-    const total = rate * SECONDS;
-    const begin = performance.now();
-    const writes: Promise<unknown>[] = [];
-    for (let i = 0; i < total; i++) {
-      const due = begin + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      writes.push(writeSteady(i));
-    }
-    await Promise.all(writes);
-    const complete = await waitFor(() => receiver.received.size >= total, 60_000);
-    const latencies = [...receiver.received.values()].map((r) => r.at - r.createdAt).sort((a, b) => a - b);
-    console.log(
-      `${`${label}: ${rate} writes/s, commit → receipt`.padEnd(44)} p50 ${percentile(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 99).toFixed(1).padStart(7)} ms   (n=${latencies.length}${complete ? '' : ', incomplete'})`,
-    );
+  receiver.received.clear();
+  const writeSteady = (i: number) => postJson(steady, key, 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { id } } }', { t: `steady ${i}` });
+  const total = rate * SECONDS;
+  const begin = performance.now();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = begin + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    writes.push(writeSteady(i));
   }
+  await Promise.all(writes);
+  const complete = await waitFor(() => receiver.received.size >= total, 60_000);
+  const latencies = [...receiver.received.values()].map((r) => r.at - r.createdAt).sort((a, b) => a - b);
+  console.log(
+    `${`${label}: ${rate} writes/s, commit → receipt`.padEnd(44)} p50 ${percentile(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${percentile(latencies, 99).toFixed(1).padStart(7)} ms   (n=${latencies.length}${complete ? '' : ', incomplete'})`,
+  );
 }
 
 export async function functionsSection(): Promise<void> {
