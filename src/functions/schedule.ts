@@ -12,7 +12,7 @@ export interface DeliverySchedule {
   deadAfterMs: number;
   /** How often each instance looks for due deliveries besides being woken (default 1 s). */
   pollMs: number;
-  /** Deliveries one instance calls at once (default 16). */
+  /** Deliveries one instance calls at once (default 32). */
   concurrency: number;
   /** How long a claim outlives its function's timeout before another instance may take it over (default 10 s). */
   leaseMarginMs: number;
@@ -27,7 +27,7 @@ export const DEFAULT_DELIVERY_SCHEDULE: Readonly<DeliverySchedule> = {
   retryMaxMs: 60 * 60 * 1000,
   deadAfterMs: 24 * 60 * 60 * 1000,
   pollMs: 1_000,
-  concurrency: 16,
+  concurrency: 32,
   leaseMarginMs: 10_000,
   sweepMs: 60_000,
   retentionMs: 7 * 24 * 60 * 60 * 1000,

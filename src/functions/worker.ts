@@ -5,8 +5,8 @@
 // and polling as a fallback (a notification lost, a retry come due, another instance's crash).
 
 import type { Store } from '../store/index.js';
-import { claimDeliveries, markDelivered, markFailed, releaseDelivery, sweepDeliveries } from '../store/index.js';
-import type { ClaimedDelivery, DeliveryClaim } from '../store/index.js';
+import { claimDeliveries, releaseDelivery, settleDeliveries, sweepDeliveries } from '../store/index.js';
+import type { ClaimedDelivery, DeliveryClaim, DeliveryOutcome } from '../store/index.js';
 import { callFunction } from './call.js';
 import type { FunctionCallBody, FunctionCallObserver, FunctionCallResult } from './call.js';
 import type { FunctionDefinition } from './definition.js';
@@ -53,6 +53,9 @@ export class DeliveryWorker {
   readonly #observe: FunctionCallObserver | undefined;
   readonly #log: DeliveryLog;
   readonly #inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Attempts ended and not yet settled: written together, one commit for many. */
+  readonly #unsettled: { outcome: DeliveryOutcome; detail: Record<string, unknown>; settled: () => void }[] = [];
+  #settling: Promise<void> | undefined;
   #pass: Promise<void> | undefined;
   #again = false;
   #stopped = true;
@@ -131,7 +134,9 @@ export class DeliveryWorker {
 
   async #claim(): Promise<void> {
     const free = this.#schedule.concurrency - this.#inFlight.size;
-    if (free <= 0) return;
+    // Claimed in batches: once half the slots are free (or all, when idle), not at each delivery
+    // that ends — a claim per event would cost as much as the event's own settling.
+    if (free <= 0 || (this.#inFlight.size > 0 && free < Math.ceil(this.#schedule.concurrency / 2))) return;
     let claimed: ClaimedDelivery[];
     try {
       claimed = await claimDeliveries(this.#store, free, this.#schedule.leaseMarginMs);
@@ -168,21 +173,44 @@ export class DeliveryWorker {
       origin: originOf(delivery.url),
       durationMs: Math.round(performance.now() - started),
     };
-    if (result.ok) {
-      await markDelivered(this.#store, claim, result.status);
-      this.#log.info({ ...detail, status: result.status }, 'event delivered');
-      return;
-    }
-    if (result.kind === 'aborted' && this.#stopped) {
+    if (!result.ok && result.kind === 'aborted' && this.#stopped) {
       await releaseDelivery(this.#store, claim);
       this.#log.info(detail, 'event delivery interrupted by shutdown: given back');
       return;
     }
-    const retryInMs = retryDelayMs(delivery.attempts, this.#schedule);
-    const status = await markFailed(this.#store, claim, { status: result.status ?? null, error: result.message }, retryInMs, this.#schedule.deadAfterMs);
-    const failed = { ...detail, outcome: result.kind, status: result.status, error: result.message };
-    if (status === 'dead') this.#log.error(failed, 'event delivery failed: dead, its retry window is over');
-    else if (status === 'pending') this.#log.warn({ ...failed, retryInMs }, 'event delivery failed: will retry');
+    const outcome: DeliveryOutcome = result.ok
+      ? { ...claim, ok: true, status: result.status, error: null, retryInMs: 0 }
+      : { ...claim, ok: false, status: result.status ?? null, error: result.message, retryInMs: retryDelayMs(delivery.attempts, this.#schedule) };
+    const logged = result.ok ? { ...detail, status: result.status } : { ...detail, outcome: result.kind, status: result.status, error: result.message };
+    await new Promise<void>((settled) => {
+      this.#unsettled.push({ outcome, detail: logged, settled });
+      this.#settle();
+    });
+  }
+
+  /** Writes the ended attempts, in batches, while there are any (one writer at a time). */
+  #settle(): void {
+    if (this.#settling) return;
+    this.#settling = (async () => {
+      while (this.#unsettled.length > 0) {
+        const batch = this.#unsettled.splice(0);
+        try {
+          const statuses = await settleDeliveries(this.#store, batch.map((b) => b.outcome), this.#schedule.deadAfterMs);
+          for (const { outcome, detail } of batch) {
+            const status = statuses.get(outcome.id);
+            if (status === 'delivered') this.#log.info(detail, 'event delivered');
+            else if (status === 'dead') this.#log.error(detail, 'event delivery failed: dead, its retry window is over');
+            else if (status === 'pending') this.#log.warn({ ...detail, retryInMs: outcome.retryInMs }, 'event delivery failed: will retry');
+          }
+        } catch (err) {
+          // Unsettled, each delivery's lease runs out and it is attempted again: at least once.
+          if (!this.#stopped) this.#log.error({ err, deliveries: batch.length }, 'event deliveries could not be settled');
+        }
+        for (const b of batch) b.settled();
+      }
+    })().finally(() => {
+      this.#settling = undefined;
+    });
   }
 
   async #call(delivery: ClaimedDelivery, signal: AbortSignal): Promise<FunctionCallResult> {

@@ -166,7 +166,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
       log: app.log.child({ component: 'functions' }),
     });
     app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
+    // preClose: onClose hooks run in reverse order, after the one closing the store (start.ts);
+    // the worker gives back what it holds while the store is still open.
+    app.addHook('preClose', async () => worker.stop());
   }
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);

@@ -55,12 +55,11 @@ export {
   insertFunction,
   listDeliveries,
   listFunctions,
-  markDelivered,
-  markFailed,
   pendingDeliveries,
   redeliverDelivery,
   releaseDelivery,
+  settleDeliveries,
   sweepDeliveries,
   updateFunctionRow,
 } from './catalog/functions.js';
-export type { ClaimedDelivery, DeliveryClaim, DeliveryRow, DeliveryStatus, FunctionKindName, FunctionRow, NewDelivery } from './catalog/functions.js';
+export type { ClaimedDelivery, DeliveryClaim, DeliveryOutcome, DeliveryRow, DeliveryStatus, FunctionKindName, FunctionRow, NewDelivery } from './catalog/functions.js';

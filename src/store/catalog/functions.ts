@@ -271,37 +271,40 @@ export interface DeliveryClaim {
   attempts: number;
 }
 
-/** Marks a claimed delivery delivered; false when the claim was lost (a redelivery, another instance). */
-export async function markDelivered(q: Queryable, claim: DeliveryClaim, status: number): Promise<boolean> {
-  const updated = await q.query(sql`
-    UPDATE tessera.function_deliveries
-       SET status = 'delivered', delivered_at = now(), lease_until = NULL, last_status = ${status}, last_error = NULL
-     WHERE id = ${claim.id}::uuid AND attempts = ${claim.attempts} AND status = 'pending'`);
-  return updated.rowCount > 0;
+/** How a claimed delivery's attempt ended. */
+export interface DeliveryOutcome extends DeliveryClaim {
+  /** Whether the endpoint answered 2xx. */
+  ok: boolean;
+  /** The answer's status, when there was one. */
+  status: number | null;
+  /** Why it failed; null when it did not. */
+  error: string | null;
+  /** After a failure: when to try again, from now. */
+  retryInMs: number;
 }
 
 /**
- * Records a failed attempt: due again after `retryInMs` — never later than the end of the retry
- * window, so an attempt is made when it ends — or dead when the window (`deadAfterMs` from its
- * creation or redelivery) is over. Returns the status it is left in; undefined when the claim
- * was lost.
+ * Settles attempts in one statement (one commit for many deliveries): delivered; or, after a
+ * failure, due again after its `retryInMs` — never later than the end of its retry window, so
+ * an attempt is made when it ends — or dead once the window (`deadAfterMs` from its creation or
+ * redelivery) is over. A claim lost meanwhile (a redelivery, another instance's takeover) is
+ * left alone. Returns the status each delivery settled was left in, by id.
  */
-export async function markFailed(
-  q: Queryable,
-  claim: DeliveryClaim,
-  failure: { status: number | null; error: string },
-  retryInMs: number,
-  deadAfterMs: number,
-): Promise<DeliveryStatus | undefined> {
-  const windowEnd = sql`coalesce(redelivered_at, created_at) + ${deadAfterMs}::bigint * interval '1 millisecond'`;
-  const { rows } = await q.query<{ status: DeliveryStatus }>(sql`
-    UPDATE tessera.function_deliveries
-       SET status = CASE WHEN now() >= ${windowEnd} THEN 'dead' ELSE 'pending' END,
-           next_attempt_at = least(now() + ${retryInMs}::bigint * interval '1 millisecond', ${windowEnd}),
-           lease_until = NULL, last_status = ${failure.status}, last_error = ${failure.error}
-     WHERE id = ${claim.id}::uuid AND attempts = ${claim.attempts} AND status = 'pending'
-    RETURNING status`);
-  return rows[0]?.status;
+export async function settleDeliveries(q: Queryable, outcomes: readonly DeliveryOutcome[], deadAfterMs: number): Promise<Map<string, DeliveryStatus>> {
+  if (outcomes.length === 0) return new Map();
+  const windowEnd = sql`coalesce(d.redelivered_at, d.created_at) + ${deadAfterMs}::bigint * interval '1 millisecond'`;
+  const { rows } = await q.query<{ id: string; status: DeliveryStatus }>(sql`
+    UPDATE tessera.function_deliveries d
+       SET status = CASE WHEN r.ok THEN 'delivered' WHEN now() >= ${windowEnd} THEN 'dead' ELSE 'pending' END,
+           delivered_at = CASE WHEN r.ok THEN now() END,
+           next_attempt_at = CASE WHEN r.ok THEN d.next_attempt_at ELSE least(now() + r.retry * interval '1 millisecond', ${windowEnd}) END,
+           lease_until = NULL, last_status = r.status, last_error = r.error
+      FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.attempts)}::int[], ${outcomes.map((o) => o.ok)}::boolean[],
+                  ${outcomes.map((o) => o.status)}::int[], ${outcomes.map((o) => o.error)}::text[], ${outcomes.map((o) => o.retryInMs)}::bigint[])
+           AS r(id, attempts, ok, status, error, retry)
+     WHERE d.id = r.id AND d.attempts = r.attempts AND d.status = 'pending'
+    RETURNING d.id::text AS id, d.status`);
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
 
 /** Gives a claimed delivery back without counting the attempt (the worker stopped before it ended). */
