@@ -14,9 +14,10 @@ import { SecretBox, generateSecretKey } from '../secrets/index.js';
 import { createServer, generatePlatformKey } from '../server/index.js';
 import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
-import { postJson } from './client.js';
+import { post, postJson } from './client.js';
 import { createBenchDatabase } from './database.js';
-import { percentile } from './measure.js';
+import { load, percentile, row } from './measure.js';
+import type { Measured } from './measure.js';
 
 const SCHEMA = 'type Note @model { text: String! }';
 const BACKLOG = Number(process.env.TESSERA_BENCH_BACKLOG ?? 2000);
@@ -125,6 +126,61 @@ async function steadyRun(label: string, steady: string, key: string, receiver: R
   );
 }
 
+/** An endpoint for BEFORE hooks that answers at once, leaving the input as it is. */
+async function startPassingHook(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/before`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** What a BEFORE hook that answers at once adds to createX: the same create with and without one, 8 in flight. */
+async function hookCost(label: string, store: Store): Promise<void> {
+  const key = generatePlatformKey();
+  const hookEndpoint = await startPassingHook();
+  const server = await serve(store, generateSecretKey(), key, true);
+  try {
+    const admin = `${server.base}/admin/graphql`;
+    const ids: string[] = [];
+    for (const name of ['plain', 'hooked']) {
+      const created = (await postJson(admin, key, 'mutation($i: CreateAppInput!) { createApp(input: $i) { app { id } } }', { i: { name: `before-${name}`, schema: SCHEMA } })) as { data: { createApp: { app: { id: string } } } };
+      ids.push(created.data.createApp.app.id);
+    }
+    await postJson(admin, key, 'mutation($i: CreateFunctionInput!) { createFunction(input: $i) { secret } }', { i: { appId: ids[1], name: 'check', kind: 'BEFORE', url: hookEndpoint.url, operations: ['createNote'] } });
+    const body = JSON.stringify({ query: 'mutation { createNote(input: { text: "hello" }) { changedNote { id } } }' });
+    const create = (appId: string) => async () => {
+      const reply = await post(`${server.base}/graphql/${appId}`, key, body);
+      if (reply.status !== 200 || reply.text.includes('"errors"')) throw new Error(`unexpected reply ${reply.status} ${reply.text.slice(0, 200)}`);
+    };
+    // Warmed up first, then measured in turns (plain, hooked, plain, hooked) so a drift of the
+    // machine's load falls on both; each figure is the better of its two runs.
+    await load(create(ids[0] as string), { concurrency: 8, ms: 1000 });
+    await load(create(ids[1] as string), { concurrency: 8, ms: 1000 });
+    const options = { concurrency: 8, ms: (SECONDS * 1000) / 2 };
+    const runs: Measured[][] = [[], []];
+    for (let turn = 0; turn < 4; turn++) runs[turn % 2]?.push(await load(create(ids[turn % 2] as string), options));
+    const best = (list: Measured[] | undefined) => (list ?? []).reduce((a, b) => (b.opsPerSec > a.opsPerSec ? b : a));
+    const plain = best(runs[0]);
+    const hooked = best(runs[1]);
+    row(`${label}: createNote, no hook, 8 in flight`, plain);
+    row(`${label}: createNote, one BEFORE hook, 8 in flight`, hooked);
+    console.log(`${label}: with hook / without: ${(hooked.opsPerSec / plain.opsPerSec).toFixed(2)} (p50 +${(hooked.p50 - plain.p50).toFixed(2)} ms)`);
+  } finally {
+    await server.app.close();
+    await hookEndpoint.close();
+  }
+}
+
 export async function functionsSection(): Promise<void> {
   console.log(`EVENT functions: outbox delivery to a receiver on this machine; ${BACKLOG} events backlog, ${SECONDS} s of steady writes\n`);
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-functions-'));
@@ -139,6 +195,29 @@ export async function functionsSection(): Promise<void> {
   const postgres = await openStore({ databaseUrl: db.url });
   try {
     await storeRun('postgres', postgres, [50, 200]);
+  } finally {
+    await postgres.close();
+    await db.drop();
+  }
+}
+
+/** `npm run bench -- hooks`: the cost of a BEFORE hook on createX, on each store. */
+export async function hooksSection(): Promise<void> {
+  console.log(`BEFORE functions: createX with and without a hook on this machine that answers at once; ${SECONDS} s per run\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-hooks-'));
+  const embedded = await openStore({ dataDir: dir });
+  try {
+    await ensureCatalog(embedded);
+    await hookCost('embedded', embedded);
+  } finally {
+    await embedded.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const db = await createBenchDatabase();
+  const postgres = await openStore({ databaseUrl: db.url });
+  try {
+    await ensureCatalog(postgres);
+    await hookCost('postgres', postgres);
   } finally {
     await postgres.close();
     await db.drop();
