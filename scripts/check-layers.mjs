@@ -17,11 +17,12 @@ const ALLOWED = {
   permissions: ['sql', 'model', 'errors'],
   graphql: ['model', 'errors'],
   oidc: ['outbound', 'secrets', 'errors'],
+  functions: ['outbound', 'secrets', 'store', 'sql', 'model', 'errors'], // an app's HTTP endpoints: calls, signatures, the outbox's delivery
   accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
-  admin: ['model', 'store', 'graphql', 'oidc', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
+  admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'errors', 'sql'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'errors'],
   cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };

@@ -2,7 +2,7 @@
 // service leaves to the API (full endpoint URL, lazily loaded app detail).
 
 import type { AdminContext } from './context.js';
-import type { AddOidcProviderInput, AppDetail, AppSummary } from './types.js';
+import type { AddOidcProviderInput, AppDetail, AppSummary, CreateFunctionInput, DeliveryStatusView, FunctionView, UpdateFunctionInput } from './types.js';
 import type { AppSettings } from '../model/index.js';
 import { badInput } from '../errors/index.js';
 
@@ -68,6 +68,14 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   removeOidcProvider: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
     removed: await context.admin.removeOidcProvider({ appId: input.appId, name: input.name }),
   }),
+  createFunction: (_source, { input }: Input<CreateFunctionInput>, context) => context.admin.createFunction(input),
+  updateFunction: (_source, { input }: Input<UpdateFunctionInput>, context) => context.admin.updateFunction(input),
+  deleteFunction: async (_source, { input }: Input<{ appId: string; name: string }>, context) => ({
+    deleted: await context.admin.deleteFunction({ appId: input.appId, name: input.name }),
+  }),
+  redeliver: async (_source, { input }: Input<{ appId: string; deliveryId: string }>, context) => ({
+    delivery: await context.admin.redeliver({ appId: input.appId, deliveryId: input.deliveryId }),
+  }),
 };
 
 /** The longest traffic window the API answers: a day of minutes. */
@@ -92,10 +100,16 @@ const app: Record<string, Resolver<AppSource, never>> = {
   oidcProviders: (source, _args, context) => context.admin.oidcProviders(source.id),
   traffic: (source, args: { minutes: number }, context) => context.traffic.minutes(source.id, count(args.minutes, 'minutes', MAX_TRAFFIC_MINUTES)),
   recentOperations: (source, args: { last: number }, context) => context.traffic.recent(source.id, count(args.last, 'last', MAX_LOGGED_OPERATIONS)),
+  functions: (source, _args, context) => context.admin.functions(source.id),
+  function: async (source, args: { name: string }, context) => (await context.admin.functions(source.id)).find((f) => f.name === args.name) ?? null,
   twoFactor: (source, args: { userIds: string[] }, context) => {
     if (args.userIds.length > MAX_TWO_FACTOR_USERS) throw badInput(`userIds: at most ${MAX_TWO_FACTOR_USERS} ids, got ${args.userIds.length}`);
     return context.admin.twoFactor(source.id, args.userIds);
   },
+};
+
+const appFunction: Record<string, Resolver<FunctionView, never>> = {
+  deliveries: (source, args: { first: number; status?: DeliveryStatusView | null }, context) => context.admin.functionDeliveries(source.appId, source.name, args.first, args.status),
 };
 
 /** Resolvers by type and field name; every entry must name a field of the schema. */
@@ -103,4 +117,5 @@ export const ADMIN_RESOLVERS: Readonly<Record<string, Record<string, Resolver<ne
   Query: query,
   Mutation: mutation,
   App: app,
+  AppFunction: appFunction,
 };

@@ -82,6 +82,14 @@ type Mutation {
   addOidcProvider(input: AddOidcProviderInput!): AddOidcProviderPayload!
   "Removes an app's OpenID provider; identities linked through it stay, and work again if a provider of the same issuer is added."
   removeOidcProvider(input: RemoveOidcProviderInput!): RemoveOidcProviderPayload!
+  "Adds a function (an endpoint of the app's own that Tessera calls, signed); its signing secret is generated and answered this once."
+  createFunction(input: CreateFunctionInput!): CreateFunctionPayload!
+  "Changes a function; the fields given change. rotateSecret replaces its signing secret (the new one is answered this once)."
+  updateFunction(input: UpdateFunctionInput!): UpdateFunctionPayload!
+  "Deletes a function and its deliveries; events not yet delivered are dropped."
+  deleteFunction(input: DeleteFunctionInput!): DeleteFunctionPayload!
+  "Sends an event delivery again now, whatever its status (delivered, dead, pending), with a fresh retry window; its id stays the same."
+  redeliver(input: RedeliverInput!): RedeliverPayload!
 }
 
 type App {
@@ -108,8 +116,149 @@ type App {
   traffic(minutes: Int! = 60): [TrafficMinute!]!
   "The latest operations of the app the answering instance served (1 to 100), newest first: what each was, who asked and how it ended — never its document or variables."
   recentOperations(last: Int! = 50): [LoggedOperation!]!
+  "The app's functions, by order then name (never their secrets nor header values)."
+  functions: [AppFunction!]!
+  "The app's function of that name; null when there is none."
+  function(name: String!): AppFunction
   "Two-factor login of the app's users with these ids (User ids of the app's API, at most 1,000), one entry per id in the order given; an id of no user answers enabled: false."
   twoFactor(userIds: [ID!]!): [UserTwoFactor!]!
+}
+
+enum FunctionKind {
+  "Called before the write of its operations, in order; may change the input or refuse the mutation."
+  BEFORE
+  "Told of its operations' writes after they commit, through a durable outbox (at least once)."
+  EVENT
+  "Resolves a field the app schema declares with @function(name:)."
+  RESOLVER
+}
+
+enum FunctionDeliveryStatus {
+  "Not delivered yet: due at nextAttemptAt."
+  PENDING
+  "The endpoint answered 2xx."
+  DELIVERED
+  "Not delivered within the retry window (24 hours from the event, or from its redelivery)."
+  DEAD
+}
+
+"A function: an HTTP endpoint of the app's own that Tessera calls, each call signed with the function's secret (Tessera-Signature)."
+type AppFunction {
+  "Letters, digits, _ and -, starting with a letter."
+  name: String!
+  kind: FunctionKind!
+  "Where calls are POSTed (http or https)."
+  url: String!
+  "BEFORE and EVENT: the app's mutations it is called for; empty for RESOLVER."
+  operations: [String!]!
+  "The headers sent with every call, by name (their values are never answered back)."
+  headers: [FunctionHeader!]!
+  "How long a call may take before it fails, in milliseconds."
+  timeoutMs: Int!
+  "A disabled function is not called; its EVENT deliveries wait (and die once their window is over)."
+  enabled: Boolean!
+  "BEFORE functions of one operation run by ascending order, then by name."
+  order: Int!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+  "The function's latest event deliveries (1 to 100), newest first, of one status or any."
+  deliveries(first: Int! = 20, status: FunctionDeliveryStatus): [FunctionDelivery!]!
+}
+
+type FunctionHeader {
+  name: String!
+}
+
+"One event for one EVENT function. Its id is the body's id and the Tessera-Event-Id header, the same at every attempt."
+type FunctionDelivery {
+  id: ID!
+  "The mutation the event tells of."
+  operation: String!
+  status: FunctionDeliveryStatus!
+  "Attempts made so far."
+  attempts: Int!
+  "The HTTP status of the last attempt's answer; null when there was none (a timeout, a refused address, no connection)."
+  lastStatusCode: Int
+  "Why the last attempt failed; null once delivered."
+  lastError: String
+  "When it is tried next; null once delivered or dead."
+  nextAttemptAt: DateTime
+  createdAt: DateTime!
+  deliveredAt: DateTime
+}
+
+input FunctionHeaderInput {
+  name: String!
+  "Stored sealed; never answered back."
+  value: String!
+}
+
+input CreateFunctionInput {
+  "The app's id or name."
+  appId: ID!
+  "1–64 letters, digits, _ and -, starting with a letter; unique in the app."
+  name: String!
+  kind: FunctionKind!
+  "http or https; a literal private, loopback or link-local address is refused unless the server allows them (TESSERA_FUNCTIONS_ALLOW_PRIVATE)."
+  url: String!
+  "BEFORE and EVENT: the app's mutations it is called for (createPost, updatePost, addToUserEditsConnection, …); none for RESOLVER."
+  operations: [String!] = []
+  "Headers sent with every call (at most 20), e.g. an API key of the endpoint's own."
+  headers: [FunctionHeaderInput!] = []
+  "From 100 to 30000 milliseconds."
+  timeoutMs: Int = 5000
+  enabled: Boolean = true
+  "From -10000 to 10000."
+  order: Int = 0
+}
+
+type CreateFunctionPayload {
+  function: AppFunction!
+  "The signing secret: answered this once, stored sealed."
+  secret: String!
+}
+
+input UpdateFunctionInput {
+  "The app's id or name."
+  appId: ID!
+  name: String!
+  url: String
+  operations: [String!]
+  "Replaces every header (values are never answered back: give them all again)."
+  headers: [FunctionHeaderInput!]
+  timeoutMs: Int
+  enabled: Boolean
+  order: Int
+  "Generate a new signing secret (calls are signed with it from now on)."
+  rotateSecret: Boolean = false
+}
+
+type UpdateFunctionPayload {
+  function: AppFunction!
+  "The new signing secret when rotateSecret was asked (answered this once); null otherwise."
+  secret: String
+}
+
+input DeleteFunctionInput {
+  "The app's id or name."
+  appId: ID!
+  name: String!
+}
+
+type DeleteFunctionPayload {
+  "False when the app has no function of that name."
+  deleted: Boolean!
+}
+
+input RedeliverInput {
+  "The app's id or name."
+  appId: ID!
+  "A delivery's id (FunctionDelivery.id)."
+  deliveryId: ID!
+}
+
+type RedeliverPayload {
+  delivery: FunctionDelivery!
 }
 
 type UserTwoFactor {

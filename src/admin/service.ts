@@ -33,6 +33,8 @@ import type { AppRow, Queryable, Store } from '../store/index.js';
 import { appSchema, printApiSchema } from '../graphql/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import { oidcProviderMethods } from './oidcProviders.js';
+import { functionMethods } from './functions.js';
+import type { FunctionsSetup } from '../functions/index.js';
 import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
 
 /** Most trusted documents one app may hold. */
@@ -156,11 +158,14 @@ function signingKey() {
 export interface AdminServiceOptions {
   /** Discovers OpenID providers and seals their client secrets; without it none can be added. */
   oidc?: OidcRelyingParty | undefined;
+  /** Seals functions' secrets and says whether they may be on private networks; without it none can be created. */
+  functions?: FunctionsSetup | undefined;
 }
 
 export function createAdminService(store: Store, options: AdminServiceOptions = {}): AdminService {
   return {
     ...oidcProviderMethods(store, options.oidc),
+    ...functionMethods(store, options.functions),
     async createApp({ name, schema }) {
       if (!isAppName(name)) {
         throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');

@@ -55,6 +55,69 @@ export interface AddOidcProviderInput {
   scopes?: readonly string[] | null | undefined;
 }
 
+/** An app's function as the management API shows it: never its secret nor its header values. */
+export interface FunctionView {
+  appId: string;
+  name: string;
+  kind: 'BEFORE' | 'EVENT' | 'RESOLVER';
+  url: string;
+  operations: string[];
+  headers: { name: string }[];
+  timeoutMs: number;
+  enabled: boolean;
+  order: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface FunctionHeaderInput {
+  name: string;
+  value: string;
+}
+
+export interface CreateFunctionInput {
+  appId: string;
+  name: string;
+  kind: string;
+  url: string;
+  operations?: readonly string[] | null | undefined;
+  headers?: readonly FunctionHeaderInput[] | null | undefined;
+  timeoutMs?: number | null | undefined;
+  enabled?: boolean | null | undefined;
+  order?: number | null | undefined;
+}
+
+/** What to change of a function; omitted fields keep their value (`headers` replaces them all). */
+export interface UpdateFunctionInput {
+  appId: string;
+  name: string;
+  url?: string | null | undefined;
+  operations?: readonly string[] | null | undefined;
+  headers?: readonly FunctionHeaderInput[] | null | undefined;
+  timeoutMs?: number | null | undefined;
+  enabled?: boolean | null | undefined;
+  order?: number | null | undefined;
+  /** Replace the signing secret with a new one (answered once). */
+  rotateSecret?: boolean | null | undefined;
+}
+
+export type DeliveryStatusView = 'PENDING' | 'DELIVERED' | 'DEAD';
+
+/** One event delivery of an EVENT function. */
+export interface DeliveryView {
+  id: string;
+  functionName: string;
+  operation: string;
+  status: DeliveryStatusView;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  /** When it is tried next; null once delivered or dead. */
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
 export interface AdminService {
   createApp(input: { name: string; schema: string }): Promise<AppSummary>;
   migrateSchema(input: { appId: string; schema: string; dryRun?: boolean; allowDestructive?: boolean }): Promise<MigrateResult>;
@@ -75,6 +138,18 @@ export interface AdminService {
   removeOidcProvider(input: { appId: string; name: string }): Promise<boolean>;
   /** The app's OpenID providers, by name. */
   oidcProviders(appId: string): Promise<OidcProviderView[]>;
+  /** Adds a function to an app; its signing secret is generated and answered this once. */
+  createFunction(input: CreateFunctionInput): Promise<{ function: FunctionView; secret: string }>;
+  /** Changes a function; `secret` is the new one when rotateSecret was asked, else null. */
+  updateFunction(input: UpdateFunctionInput): Promise<{ function: FunctionView; secret: string | null }>;
+  /** Removes a function and its deliveries; false when the app has none of that name. */
+  deleteFunction(input: { appId: string; name: string }): Promise<boolean>;
+  /** The app's functions, by order then name. */
+  functions(appId: string): Promise<FunctionView[]>;
+  /** A function's latest deliveries (1 to 100), newest first, of one status or any. */
+  functionDeliveries(appId: string, name: string, first: number, status?: DeliveryStatusView | null): Promise<DeliveryView[]>;
+  /** Sends a delivery again now, whatever its status, with a fresh retry window. */
+  redeliver(input: { appId: string; deliveryId: string }): Promise<DeliveryView>;
   listApps(): Promise<AppSummary[]>;
   /** By id or by name; null when there is no such (live) app. */
   getApp(idOrName: string): Promise<AppDetail | null>;

@@ -7,6 +7,7 @@ import { registerDocumentCommands } from './commands/documents.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerOidcCommands } from './commands/oidc.js';
+import { registerFunctionCommands } from './commands/functions.js';
 import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -44,6 +45,7 @@ export function buildProgram(io: CliIo): Command {
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);
   registerOidcCommands(program, io);
+  registerFunctionCommands(program, io);
   registerDocumentCommands(program, io);
   registerInitCommand(program, io);
   registerCompletionCommand(program, io);

@@ -27,10 +27,13 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export class OutboundError extends Error {
   /** `refused`: the policy forbids the address; `failed`: the network or the peer failed. */
   readonly reason: 'refused' | 'failed';
-  constructor(reason: 'refused' | 'failed', message: string) {
+  /** What failed, for a call that failed: no answer in time, an answer too large, the caller's abort, or the network. */
+  readonly failure: 'timeout' | 'tooLarge' | 'aborted' | 'network' | undefined;
+  constructor(reason: 'refused' | 'failed', message: string, failure?: 'timeout' | 'tooLarge' | 'aborted' | 'network') {
     super(message);
     this.name = 'OutboundError';
     this.reason = reason;
+    this.failure = reason === 'failed' ? (failure ?? 'network') : undefined;
   }
 }
 
@@ -103,7 +106,7 @@ export function outboundFetch(url: string, init: OutboundRequest, policy: Outbou
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) fail(new OutboundError('failed', `the answer is larger than ${maxBytes} bytes`));
+        if (size > maxBytes) fail(new OutboundError('failed', `the answer is larger than ${maxBytes} bytes`, 'tooLarge'));
         else chunks.push(chunk);
       });
       response.on('error', fail);
@@ -116,8 +119,8 @@ export function outboundFetch(url: string, init: OutboundRequest, policy: Outbou
         resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status: status < 200 ? 502 : status, headers: headersOf(response) }));
       });
     });
-    const timer = setTimeout(() => fail(new OutboundError('failed', `no complete answer within ${timeoutMs} ms`)), timeoutMs);
-    const abort = () => fail(new OutboundError('failed', 'the call was aborted'));
+    const timer = setTimeout(() => fail(new OutboundError('failed', `no complete answer within ${timeoutMs} ms`, 'timeout')), timeoutMs);
+    const abort = () => fail(new OutboundError('failed', 'the call was aborted', 'aborted'));
     if (init.signal?.aborted) abort();
     init.signal?.addEventListener('abort', abort, { once: true });
     request.on('error', fail);

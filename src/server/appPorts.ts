@@ -40,6 +40,7 @@ export function mutationPorts(app: LiveApp, services: AccountRuntime, address: s
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     },
+    functions: app.functions.hasEvents ? app.functions : undefined,
   };
 }
 

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
+import { AppFunctions } from '../functions/index.js';
 import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import { DocumentCache } from './operation/prepare.js';
 
@@ -22,6 +23,8 @@ export interface LiveApp {
   documents: DocumentCache;
   /** The app's trusted documents, null when it has none. */
   trusted: TrustedDocumentSet | null;
+  /** The app's functions (secrets sealed). */
+  functions: AppFunctions;
   loadedAt: number;
 }
 
@@ -38,11 +41,16 @@ export class AppRegistry {
   #unlisten: (() => Promise<void>) | undefined;
 
   readonly #onUpgradeError: (appId: string, err: unknown) => void;
+  readonly #eventsQueued: () => void;
 
-  /** `onUpgradeError`: an app made before today's built-in fields could not be given them. */
-  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}) {
+  /**
+   * `onUpgradeError`: an app made before today's built-in fields could not be given them.
+   * `eventsQueued`: a mutation committed events for EVENT functions (wakes the delivery workers).
+   */
+  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}, eventsQueued: () => void = () => {}) {
     this.#store = store;
     this.#onUpgradeError = onUpgradeError;
+    this.#eventsQueued = eventsQueued;
   }
 
   async start(): Promise<void> {
@@ -100,7 +108,12 @@ export class AppRegistry {
     const row = await findApp(this.#store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
     if (!row || row.id !== appId) return null;
-    let [live, keys, trusted] = await Promise.all([liveSchema(this.#store, appId), listSigningKeys(this.#store, appId), trustedDocuments(this.#store, appId)]);
+    let [live, keys, trusted, functions] = await Promise.all([
+      liveSchema(this.#store, appId),
+      listSigningKeys(this.#store, appId),
+      trustedDocuments(this.#store, appId),
+      listFunctions(this.#store, appId),
+    ]);
     if (!live) return null;
     if (lacksBuiltins(live.model)) {
       // Made before a built-in field existed: given it now, once; if that fails, the app goes
@@ -113,7 +126,7 @@ export class AppRegistry {
     }
     const schema = appSchema(appId, live.version, live.model);
     const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
-    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, loadedAt: Date.now() };
+    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, functions: new AppFunctions(functions, this.#eventsQueued), loadedAt: Date.now() };
   }
 
   /** Whether `token` is a live admin token of the app. */

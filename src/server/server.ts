@@ -35,6 +35,9 @@ import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
+import { DeliveryWorker, FunctionSecrets, OutboxSignal, functionMetrics } from '../functions/index.js';
+import type { DeliverySchedule, FunctionsSetup } from '../functions/index.js';
+import { pendingDeliveries } from '../store/index.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -70,6 +73,12 @@ export interface ServerOptions {
   tracer?: Tracer | undefined;
   /** Redeems apps' OpenID sign-ins (default none: loginUserWithOidc answers NOT_IMPLEMENTED). */
   oidc?: OidcRelyingParty | undefined;
+  /**
+   * Functions: the key their secrets are sealed under and whether they may be on private
+   * networks, and (tests) a shorter delivery schedule. Without it this instance delivers no
+   * EVENT function's outbox (mutations still write it).
+   */
+  functions?: (FunctionsSetup & { schedule?: Partial<DeliverySchedule> | undefined }) | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -134,7 +143,24 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
   if (options.compression) installCompression(app);
-  const registry = new AppRegistry(store, (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'));
+  const outbox = new OutboxSignal(store);
+  const registry = new AppRegistry(
+    store,
+    (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
+    () => outbox.queued(),
+  );
+  if (options.functions) {
+    const worker = new DeliveryWorker({
+      store,
+      secrets: new FunctionSecrets(options.functions.secrets),
+      allowPrivate: options.functions.allowPrivate,
+      schedule: options.functions.schedule,
+      observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }),
+      log: app.log.child({ component: 'functions' }),
+    });
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  }
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
@@ -198,5 +224,8 @@ function invalidating(admin: AdminService, registry: AppRegistry): AdminService 
     revokeAdminToken: after(admin.revokeAdminToken.bind(admin)),
     rotateSigningKey: after(admin.rotateSigningKey.bind(admin)),
     setTrustedDocuments: after(admin.setTrustedDocuments.bind(admin)),
+    createFunction: after(admin.createFunction.bind(admin)),
+    updateFunction: after(admin.updateFunction.bind(admin)),
+    deleteFunction: after(admin.deleteFunction.bind(admin)),
   };
 }

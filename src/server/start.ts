@@ -116,7 +116,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const secretKey = await resolveSecretKey({ secretKey: config.secretKey, dataDir: config.dataDir });
   const store = await openConfiguredStore(config);
   const oidc = new OidcRelyingParty({ secrets: new SecretBox(secretKey.key), outbound: { allowPrivate: config.allowPrivateNetworks } });
-  const admin = createAdminService(store, { oidc });
+  const functions = { secrets: new SecretBox(secretKey.key), allowPrivate: config.allowPrivateNetworks };
+  const admin = createAdminService(store, { oidc, functions });
   const tracing = config.tracing ? startTracing(config.tracing, packageVersion()) : undefined;
   const app = createServer({
     store,
@@ -131,6 +132,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     compression: config.compression,
     tracer: tracing?.tracer,
     oidc,
+    functions,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

@@ -46,3 +46,21 @@ export type { OidcProviderRow } from './catalog/oidc.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';
+export {
+  claimDeliveries,
+  deleteFunctionRow,
+  findDelivery,
+  findFunction,
+  insertDeliveries,
+  insertFunction,
+  listDeliveries,
+  listFunctions,
+  markDelivered,
+  markFailed,
+  pendingDeliveries,
+  redeliverDelivery,
+  releaseDelivery,
+  sweepDeliveries,
+  updateFunctionRow,
+} from './catalog/functions.js';
+export type { ClaimedDelivery, DeliveryClaim, DeliveryRow, DeliveryStatus, FunctionKindName, FunctionRow, NewDelivery } from './catalog/functions.js';

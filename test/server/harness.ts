@@ -69,7 +69,7 @@ export async function startTestServer(kind: StoreKind, options: Partial<ServerOp
   const key = generatePlatformKey();
   const app = createServer({
     store,
-    admin: createAdminService(store, { oidc: options.oidc }),
+    admin: createAdminService(store, { oidc: options.oidc, functions: options.functions }),
     adminKey: key,
     logLevel: 'info',
     logDestination: { write: (line) => void logs.push(JSON.parse(line) as Record<string, unknown>) },

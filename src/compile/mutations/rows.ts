@@ -178,6 +178,8 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
   const inserted = await w.tx.query<{ id: string }>(statement);
   newId = (inserted.rows[0] as { id: string }).id;
   w.events.record({ type: type.name, kind: 'create', id: newId });
+  // A nested create is an event of its type's create mutation, as a hook of that type would see it.
+  w.outbox.row(w.app.names.mutation('create', type.name), type.name, newId, null);
   await enrolCreator(w.s, w.tx, type, newId);
   for (const step of after) await step();
   // Checked on the row as written, its relations set; a refusal rolls everything back.
@@ -201,7 +203,11 @@ function without(input: Input, field: RelationField): Input {
 
 /** Applies an UpdateXInput to the row `id`; NOT_FOUND when there is no such row. */
 export async function updateRow(w: Writer, type: ModelType, id: string, input: Input): Promise<void> {
-  const found = await w.tx.query(sql`SELECT id FROM ${w.app.table(type.table)} WHERE id = ${id}::uuid FOR UPDATE`);
+  const operation = w.app.names.mutation('update', type.name);
+  // The row as it was, when an EVENT function wants the update's events.
+  const z = ident('r');
+  const shown = w.outbox.wants(operation) ? sql`${rowJson(w.app, type.name, z)}` : sql`NULL`;
+  const found = await w.tx.query<{ row: string | null }>(sql`SELECT ${shown} AS row FROM ${w.app.table(type.table)} ${z} WHERE ${z}.id = ${id}::uuid FOR UPDATE`);
   if (found.rowCount === 0) throw notFound(`No ${type.name} has the id given to ${w.app.names.mutation('update', type.name)}`);
   await requireExisting(w.s, w.tx, type, id, 'update', input);
   if (w.s.access !== 'admin') {
@@ -221,6 +227,7 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
   }
   await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${join(sets)} WHERE id = ${id}::uuid`);
   w.events.record({ type: type.name, kind: 'update', id });
+  w.outbox.row(operation, type.name, id, found.rows[0]?.row ?? null);
   for (const field of type.fields) {
     if (field.kind !== 'relation' || field.list) continue;
     const idInput = input[idColumn(field.name)];
@@ -241,5 +248,6 @@ export async function deleteRow(w: Writer, type: ModelType, id: string): Promise
   if (builtinTraits(type)?.account) await w.accounts.forgetUser(w.tx, id);
   // Subscribers read the deleted object from its last state, carried with the event.
   w.events.record({ type: type.name, kind: 'delete', id, row });
+  w.outbox.row(w.app.names.mutation('delete', type.name), type.name, id, row, true);
   return true;
 }

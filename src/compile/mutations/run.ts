@@ -29,6 +29,8 @@ import type { Writer } from './writer.js';
 import type { MutationContext } from './context.js';
 import { hookedInput } from './hooks.js';
 import type { HookCaller } from './hooks.js';
+import { readRow } from './outbox.js';
+import type { EdgeVerb } from '../../model/index.js';
 
 type Input = Record<string, unknown>;
 
@@ -102,7 +104,7 @@ function hookCaller(m: MutationContext): HookCaller {
 /** Runs `write` in the mutation's transaction; constraint violations become coded errors. */
 async function written(s: CompileState, m: MutationContext, write: (w: Writer) => Promise<string>): Promise<string> {
   try {
-    return await writeTransaction(m.store, s, m.ports, write);
+    return await writeTransaction(m.store, s, m.ports, write, { userId: m.userId, admin: m.admin });
   } catch (err) {
     throw writeError(s.app, err);
   }
@@ -144,6 +146,9 @@ async function storedPassword(w: Writer, type: ModelType, id: string): Promise<s
   return (rows[0] as { password: string }).password;
 }
 
+/** The names' verb of each edge mutation kind. */
+const EDGE_VERBS: Readonly<Record<'addEdge' | 'updateEdge' | 'removeEdge', EdgeVerb>> = { addEdge: 'addTo', updateEdge: 'update', removeEdge: 'removeFrom' };
+
 interface EdgeEnds {
   storage: Extract<Relation['storage'], { kind: 'joinTable' }>;
   ids: [string, string];
@@ -176,18 +181,23 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
       return { column: ident(f.column), value: sql`${fieldIn(w.app, f, input[f.name], `${relation.name}.${f.name}`)}::${castOf(f)}` };
     });
   await requireEdgeWrite(s, w.tx, relation, { targets: ends.storage.targets, ids: ends.ids }, kind);
+  const operation = w.app.names.edgeMutation(EDGE_VERBS[kind], relation.name);
+  const subject = { kind: 'edge', relation } as const;
   let joinId: string | undefined;
   if (kind === 'addEdge') {
     const columns = [...ends.storage.columns.map((c) => ident(c)), ...fieldValues.map((f) => f.column)];
     const values = [sql`${ends.ids[0]}::uuid`, sql`${ends.ids[1]}::uuid`, ...fieldValues.map((f) => f.value)];
     const inserted = await w.tx.query<{ id: string }>(sql`INSERT INTO ${table} (${join(columns)}) VALUES (${join(values)}) RETURNING id`);
     joinId = inserted.rows[0]?.id;
+    if (joinId) w.outbox.edge(operation, relation, joinId, ends.ids, null);
   } else {
     joinId = await findEdge(w, relation, ends);
     if (kind === 'updateEdge') {
       if (!joinId) throw notFound(`These two objects are not connected through ${relation.name}`);
+      const before = w.outbox.wants(operation) ? await readRow(w.tx, w.app, subject, joinId) : null;
       const sets = [sql`"modifiedAt" = now()`, ...fieldValues.map((f) => sql`${f.column} = ${f.value}`)];
       await w.tx.query(sql`UPDATE ${table} SET ${join(sets)} WHERE id = ${joinId}::uuid`);
+      w.outbox.edge(operation, relation, joinId, ends.ids, before);
     }
   }
   const phase = kind === 'removeEdge' ? 'before' : 'after';
@@ -202,7 +212,11 @@ async function edgeMutation(s: CompileState, w: Writer, kind: 'addEdge' | 'updat
   }
   const read = new Map<string, string>();
   await readPhase(s, w.tx, parts, 'before', read);
-  if (kind === 'removeEdge' && joinId) await w.tx.query(sql`DELETE FROM ${table} WHERE id = ${joinId}::uuid`);
+  if (kind === 'removeEdge' && joinId) {
+    const before = w.outbox.wants(operation) ? await readRow(w.tx, w.app, subject, joinId) : null;
+    await w.tx.query(sql`DELETE FROM ${table} WHERE id = ${joinId}::uuid`);
+    w.outbox.edge(operation, relation, joinId, ends.ids, before, true);
+  }
   // An edge is part of both ends: each is updated for its subscribers (docs/api.md).
   if (kind !== 'removeEdge' || joinId) {
     ends.storage.targets.forEach((target, i) => w.events.record({ type: target, kind: 'update', id: ends.ids[i] as string }));

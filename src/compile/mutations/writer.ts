@@ -8,6 +8,8 @@ import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { RowEvents } from './events.js';
 import type { BeforeHooks } from './hooks.js';
+import { Outbox } from './outbox.js';
+import type { FunctionPorts, OutboxCaller } from './outbox.js';
 
 /** Who hears a mutation's row events. */
 export interface EventPorts {
@@ -23,6 +25,8 @@ export interface MutationPorts {
   events: EventPorts;
   /** The app's BEFORE functions (absent: none is attached to any of its mutations). */
   hooks?: BeforeHooks | undefined;
+  /** The app's EVENT functions (absent: the app's mutations write no outbox rows). */
+  functions?: FunctionPorts | undefined;
 }
 
 export interface Writer {
@@ -33,24 +37,30 @@ export interface Writer {
   s: CompileState;
   /** What the transaction changed, for subscribers (published as it commits). */
   events: RowEvents;
+  /** Events for the app's EVENT functions, written to the outbox before it commits. */
+  outbox: Outbox;
 }
 
 /**
  * Runs one mutation's writes in a transaction and, once it has committed, publishes its row
  * events — unless `ports.events.wanted` says nobody subscribes to the app. `s` is whose rules
  * the writes are checked against. A failure to publish does not fail the mutation, whose
- * writes are committed: it goes to `ports.events.lost`.
+ * writes are committed: it goes to `ports.events.lost`. The outbox rows of the app's EVENT
+ * functions are written in the transaction itself (`caller` is who they say made the change).
  */
-export async function writeTransaction<T>(store: Store, s: CompileState, ports: MutationPorts, fn: (w: Writer) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(store: Store, s: CompileState, ports: MutationPorts, fn: (w: Writer) => Promise<T>, caller?: OutboxCaller): Promise<T> {
   const events = new RowEvents();
+  const outbox = new Outbox(ports.functions, caller);
   // Asked before the transaction (the embedded store runs one statement at a time, and the
   // answer is usually cached): a subscription that opens while the mutation runs may miss it.
   const wanted = ports.events.wanted ? await ports.events.wanted() : true;
   const result = await store.transaction(async (tx) => {
-    const answer = await fn({ app: s.app, tx, accounts: ports.accounts, s, events });
+    const answer = await fn({ app: s.app, tx, accounts: ports.accounts, s, events, outbox });
     if (wanted) await events.capture(tx, s.app);
+    await outbox.write(tx, s.app);
     return answer;
   });
+  outbox.committed();
   if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => ports.events.lost?.(err));
   return result;
 }

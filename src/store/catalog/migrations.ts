@@ -251,6 +251,58 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`CREATE INDEX oidc_identities_user_idx ON tessera.oidc_identities (app_id, user_id)`,
     ],
   },
+  {
+    version: 12,
+    name: 'functions and their event deliveries',
+    statements: [
+      // An app's functions: endpoints Tessera calls (docs/functions.md). The signing secret
+      // and the header values are sealed (AES-256-GCM under the server's secret key): they are
+      // sent as they are, so they cannot be hashed, and header values often hold credentials.
+      // `headers` is `[{ "name": …, "value": <sealed> }]`. Gone with the app.
+      sql`CREATE TABLE tessera.functions (
+        app_id text NOT NULL REFERENCES tessera.apps (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('BEFORE', 'EVENT', 'RESOLVER')),
+        url text NOT NULL,
+        secret_sealed text NOT NULL,
+        headers jsonb NOT NULL DEFAULT '[]'::jsonb,
+        timeout_ms integer NOT NULL CHECK (timeout_ms > 0),
+        enabled boolean NOT NULL,
+        "order" integer NOT NULL DEFAULT 0,
+        operations text[] NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (app_id, name)
+      )`,
+      // The outbox of EVENT functions: one row per event and function, written in the
+      // transaction of the mutation it tells of; its id is the event's id (Tessera-Event-Id),
+      // the same at every attempt. A worker in each instance claims due rows (FOR UPDATE SKIP
+      // LOCKED, then a lease in lease_until: a claim outlives no crash) and posts them;
+      // `attempts` counts claims and fences a late answer from a lease another instance took
+      // over. The retry window starts at created_at, or at redelivered_at after a redelivery.
+      // Gone with the function; delivered and dead rows are pruned after a while.
+      sql`CREATE TABLE tessera.function_deliveries (
+        id uuid PRIMARY KEY,
+        app_id text NOT NULL,
+        function_name text NOT NULL,
+        operation text NOT NULL,
+        payload json NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL DEFAULT now(),
+        lease_until timestamptz,
+        last_status integer,
+        last_error text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        redelivered_at timestamptz,
+        delivered_at timestamptz,
+        FOREIGN KEY (app_id, function_name) REFERENCES tessera.functions (app_id, name) ON DELETE CASCADE
+      )`,
+      sql`CREATE INDEX function_deliveries_due_idx ON tessera.function_deliveries (next_attempt_at) WHERE status = 'pending'`,
+      sql`CREATE INDEX function_deliveries_listing_idx ON tessera.function_deliveries (app_id, function_name, created_at DESC)`,
+      sql`CREATE INDEX function_deliveries_settled_idx ON tessera.function_deliveries (created_at) WHERE status <> 'pending'`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
