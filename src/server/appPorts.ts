@@ -12,6 +12,8 @@ import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
+import { resolverCalls } from './resolverCalls.js';
+import type { FunctionCalling } from './resolverCalls.js';
 
 /** A loaded app as the accounts stage sees it. */
 export function accountApp(app: LiveApp): AccountApp {
@@ -26,8 +28,14 @@ export interface AccountRuntime {
   oidc?: OidcRelyingParty | undefined;
 }
 
-/** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, services: AccountRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+/** The server-wide parts an app's operations work with: the accounts stage's, and calling functions. */
+export interface OperationRuntime extends AccountRuntime {
+  /** Calls the apps' functions (absent in servers without a secret key: custom fields then fail). */
+  functions?: FunctionCalling | undefined;
+}
+
+/** The ports of operations of `app`, for a caller at `address`. */
+export function mutationPorts(app: LiveApp, services: OperationRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
   return {
     accounts: accountPorts(accountApp(app), services.throttle, address, {
       mailer: services.mailer,
@@ -41,6 +49,7 @@ export function mutationPorts(app: LiveApp, services: AccountRuntime, address: s
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     },
     functions: app.functions.hasEvents ? app.functions : undefined,
+    resolvers: services.functions && resolverCalls(app, services.functions, log),
   };
 }
 
