@@ -5,7 +5,7 @@
 // RESOLVER functions (resolvers/), queries' concurrently with the other root fields, mutations'
 // in order with no transaction open. Introspection goes to graphql-js.
 
-import { GraphQLError, Kind, execute, getOperationAST, getVariableValues } from 'graphql';
+import { GraphQLError, Kind, execute, getOperationAST, getVariableValues, isNonNullType } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import { TesseraError, isTesseraError } from '../errors/index.js';
 import { compile } from '../sql/index.js';
@@ -251,6 +251,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
       }),
     );
     plans.forEach((plan, i) => texts.push([plan.key, results[i] as string]));
+    // A non-null root field that failed takes the whole data with it, as GraphQL has it.
+    if (plans.some((plan, i) => plan.kind === 'custom' && isNonNullType(plan.plan.def.type) && results[i] === 'null')) return { data: 'null', errors };
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
@@ -260,12 +262,15 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         texts.push([key, '"Mutation"']);
         continue;
       }
+      let nonNull = false;
       try {
         // Mutations are checked against the rules inside their transaction; only changing a
         // password needs someone logged in (or an admin token) before anything is read.
         const role = roleOf(fieldOf(s, 'Mutation', node.name.value));
         if (role.kind === 'custom') {
-          texts.push([key, await customText(args, planCustomField(s, role.root, nodes), request, key, node, errors)]);
+          const plan = planCustomField(s, role.root, nodes);
+          nonNull = isNonNullType(plan.def.type);
+          texts.push([key, await customText(args, plan, request, key, node, errors)]);
           continue;
         }
         if (!args.admin && role.kind === 'changePassword' && args.userId === undefined) throw forbidden(key);
@@ -275,6 +280,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         texts.push([key, resolved.text]);
       } catch (err) {
         errors.push(fieldError(err, node, key));
+        // A failed non-null root field nulls the data, and the mutations after it do not run.
+        if (nonNull) return { data: 'null', errors };
         texts.push([key, 'null']);
       }
     }

@@ -66,7 +66,7 @@ function readCustomField(root: CustomRoot, node: FieldDefinitionNode, label: str
   }
   const args = readArguments(node.arguments ?? [], label, c, fail);
   const type = customType(node.type, `Field ${label}`, c, fail);
-  if (type?.kind === 'model' && (type.required || type.itemRequired)) {
+  if (type?.kind === 'model' && (type.list ? type.itemRequired : type.required)) {
     const written = type.list ? `[${type.name}] or [${type.name}]!` : type.name;
     fail(`Field ${label}: a @model result may be hidden from the caller by its rules, so it cannot be non-null; write ${written}`, node.type);
   }
