@@ -116,7 +116,7 @@ function customType(node: TypeNode, what: string, c: CustomFieldReading, fail: R
   const name = named.name.value;
   const kind = c.kindOf(name);
   if (kind === undefined) {
-    fail(`Unknown type ${name} (${what.toLowerCase()})`, named);
+    fail(`Unknown type ${name} (${what.charAt(0).toLowerCase()}${what.slice(1)})`, named);
     return undefined;
   }
   if (kind === 'join') {
