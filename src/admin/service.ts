@@ -18,6 +18,7 @@ import {
   isAppName,
   listAdminTokens,
   listApps,
+  listFunctions,
   liveSchema,
   lockApp,
   revokeAdminToken,
@@ -70,6 +71,11 @@ async function requireApp(q: Queryable, appId: string): Promise<AppRow> {
   const app = await findApp(q, appId);
   if (!app) throw notFound(`No app with id or name "${appId}"`);
   return app;
+}
+
+/** The app's RESOLVER functions by name: what a schema's `@function(name:)` may name. */
+async function resolverNames(q: Queryable, appId: string): Promise<Set<string>> {
+  return new Set((await listFunctions(q, appId)).filter((f) => f.kind === 'RESOLVER').map((f) => f.name));
 }
 
 function planView(plan: MigrationPlan): MigrateResult['plan'] {
@@ -170,7 +176,8 @@ export function createAdminService(store: Store, options: AdminServiceOptions = 
       if (!isAppName(name)) {
         throw badInput('App name must start with a letter and hold only letters, digits, "-" and "_" (at most 63 characters)');
       }
-      const model = parseSchema(schema);
+      // A new app has no function yet: a schema with custom fields is pushed once they exist.
+      const model = parseSchema(schema, { functions: new Set() });
       const plan = planMigration(null, model);
       const id = newAppId();
       await store.transaction(async (tx) => {
@@ -185,7 +192,7 @@ export function createAdminService(store: Store, options: AdminServiceOptions = 
 
     async migrateSchema({ appId, schema, dryRun = false, allowDestructive = false }) {
       const app = await requireApp(store, appId);
-      const model = parseSchema(schema);
+      const model = parseSchema(schema, { functions: await resolverNames(store, app.id) });
       return store.transaction(async (tx): Promise<MigrateResult> => {
         // The lock serialises pushes to one app; the live version is read under it, so a second
         // concurrent push is planned against the first one's result.

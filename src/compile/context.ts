@@ -4,7 +4,7 @@
 
 import type { GraphQLSchema } from 'graphql';
 import { ApiNames, relationLink } from '../model/index.js';
-import type { AppModel, AppSettings, EmbeddedType, Field, Link, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
+import type { AppModel, AppSettings, CustomField, CustomRoot, EmbeddedType, Field, Link, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { appSchemaName } from '../store/index.js';
@@ -50,6 +50,13 @@ export class AppContext {
     const relation = this.index.relations.get(name);
     if (!relation) throw new Error(`unknown relation ${name}`);
     return relation;
+  }
+
+  /** The app's own field `name` of Query or Mutation. */
+  customField(root: CustomRoot, name: string): CustomField {
+    const field = this.app.model.customFields?.find((f) => f.root === root && f.name === name);
+    if (!field) throw new Error(`unknown custom field ${root}.${name}`);
+    return field;
   }
 
   embedded(name: string): EmbeddedType {

@@ -1,9 +1,11 @@
 // Runs one validated operation of an app's API. Queries: one SQL statement per root field,
 // compiled once per (app version, document, operation, shape of the variables) and bound per
 // request; the response JSON comes out of PostgreSQL as text and is spliced, not re-parsed.
-// Mutations: one transaction per root field, in order. Introspection goes to graphql-js.
+// Mutations: one transaction per root field, in order. The app's custom fields call its
+// RESOLVER functions (resolvers/), queries' concurrently with the other root fields, mutations'
+// in order with no transaction open. Introspection goes to graphql-js.
 
-import { GraphQLError, Kind, execute, getOperationAST, getVariableValues } from 'graphql';
+import { GraphQLError, Kind, execute, getOperationAST, getVariableValues, isNonNullType } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import { TesseraError, isTesseraError } from '../errors/index.js';
 import { compile } from '../sql/index.js';
@@ -22,6 +24,8 @@ import { resolveRefusals } from './refusals.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
 import type { Access } from './state.js';
+import { planCustomField, runCustomField } from './resolvers/customField.js';
+import type { CustomPlan, CustomRun } from './resolvers/customField.js';
 
 export interface ExecuteArgs {
   app: AppContext;
@@ -47,6 +51,7 @@ export interface ExecuteResult {
 type RootPlan =
   | { key: string; kind: 'sql'; statement: PreparedStatement; node: FieldNode }
   | { key: string; kind: 'error'; error: unknown; node: FieldNode }
+  | { key: string; kind: 'custom'; plan: CustomPlan; node: FieldNode }
   | { key: string; kind: 'json'; text: string }
   | { key: string; kind: 'introspection'; nodes: FieldNode[] };
 
@@ -97,7 +102,9 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
     else if (name === '__schema' || name === '__type') plans.push({ key, kind: 'introspection', nodes });
     else {
       try {
-        plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(s, nodes))), node });
+        const role = roleOf(fieldOf(s, 'Query', name));
+        if (role.kind === 'custom') plans.push({ key, kind: 'custom', plan: planCustomField(s, role.root, nodes), node });
+        else plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(s, nodes))), node });
       } catch (err) {
         if (!isTesseraError(err)) throw err;
         plans.push({ key, kind: 'error', error: err, node });
@@ -177,6 +184,16 @@ async function introspect(args: ExecuteArgs, operation: OperationDefinitionNode,
   return { text: JSON.stringify(data?.[key] ?? null), errors: result.errors ?? [] };
 }
 
+/** Runs a custom field; a @model result's text is cleared of refusal markers like any read. */
+async function customText(args: ExecuteArgs, plan: CustomPlan, request: RequestValues, key: string, node: FieldNode, errors: GraphQLError[]): Promise<string> {
+  const run: CustomRun = { store: args.store, resolvers: args.ports.resolvers, request, caller: { userId: args.userId, admin: args.admin } };
+  const result = await runCustomField(args.app, plan, run);
+  if (!result.rows || args.admin) return result.text;
+  const resolved = resolveRefusals(result.text, key, node);
+  errors.push(...resolved.errors);
+  return resolved.text;
+}
+
 /** A mutation an anonymous caller may not even start (changing a password). */
 function forbidden(key: string): TesseraError {
   return new TesseraError('FORBIDDEN', `${key}: this mutation needs a logged-in user or an admin token of the app`);
@@ -202,6 +219,13 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           case 'error':
             errors.push(fieldError(plan.error, plan.node, plan.key));
             return 'null';
+          case 'custom':
+            try {
+              return await customText(args, plan.plan, request, plan.key, plan.node, errors);
+            } catch (err) {
+              errors.push(fieldError(err, plan.node, plan.key));
+              return 'null';
+            }
           case 'introspection': {
             const r = await introspect(args, operation, plan.nodes, plan.key);
             errors.push(...r.errors);
@@ -227,6 +251,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
       }),
     );
     plans.forEach((plan, i) => texts.push([plan.key, results[i] as string]));
+    // A non-null root field that failed takes the whole data with it, as GraphQL has it.
+    if (plans.some((plan, i) => plan.kind === 'custom' && isNonNullType(plan.plan.def.type) && results[i] === 'null')) return { data: 'null', errors };
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
@@ -236,10 +262,17 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         texts.push([key, '"Mutation"']);
         continue;
       }
+      let nonNull = false;
       try {
         // Mutations are checked against the rules inside their transaction; only changing a
         // password needs someone logged in (or an admin token) before anything is read.
         const role = roleOf(fieldOf(s, 'Mutation', node.name.value));
+        if (role.kind === 'custom') {
+          const plan = planCustomField(s, role.root, nodes);
+          nonNull = isNonNullType(plan.def.type);
+          texts.push([key, await customText(args, plan, request, key, node, errors)]);
+          continue;
+        }
         if (!args.admin && role.kind === 'changePassword' && args.userId === undefined) throw forbidden(key);
         const text = await runMutation(s, { store: args.store, ports: args.ports, admin: args.admin, userId: args.userId }, nodes);
         const resolved = resolveRefusals(text, key, node);
@@ -247,6 +280,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
         texts.push([key, resolved.text]);
       } catch (err) {
         errors.push(fieldError(err, node, key));
+        // A failed non-null root field nulls the data, and the mutations after it do not run.
+        if (nonNull) return { data: 'null', errors };
         texts.push([key, 'null']);
       }
     }

@@ -7,6 +7,7 @@ export { executeOperation, planQuery } from './execute.js';
 export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
 export type { EventPorts, MutationPorts } from './mutations/writer.js';
 export type { BeforeHooks, HookCaller } from './mutations/hooks.js';
+export type { ResolverCalls } from './resolvers/ports.js';
 export type { FunctionPorts, OutboxCaller } from './mutations/outbox.js';
 export { decodeAnyId, decodeId, encodeId } from './ids.js';
 export { EVENTS_CHANNEL, MAX_NOTICE_BYTES } from './mutations/events.js';

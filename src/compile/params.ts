@@ -16,6 +16,9 @@ export interface RequestValues {
   userId?: string | undefined;
   /** For a subscription's statements: the row event being delivered. */
   event?: EventValues | undefined;
+  /** For the statement reading a custom field's @model result: the row uuids its function
+   * answered, in order (null where it answered null). */
+  answered?: readonly (string | null)[] | undefined;
 }
 
 /** What a subscription statement reads of one event: the row, and the mutation's name. */

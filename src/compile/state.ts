@@ -4,8 +4,8 @@
 
 import type { FragmentDefinitionNode } from 'graphql';
 import type { ModelType, PermissionOperation } from '../model/index.js';
-import { ALWAYS, accessPredicate, fieldGrants, grantsPredicate, manageMembersPredicate } from '../permissions/index.js';
-import type { RuleContext } from '../permissions/index.js';
+import { ALWAYS, accessPredicate, callerPredicate, fieldGrants, grantsPredicate, manageMembersPredicate } from '../permissions/index.js';
+import type { Grant, RuleContext } from '../permissions/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { AppContext } from './context.js';
@@ -52,6 +52,12 @@ export class CompileState {
   managesMembers(row: SqlFragment): SqlFragment {
     if (this.access === 'admin') return TRUE;
     return manageMembersPredicate(this.#rules(), row);
+  }
+
+  /** The predicate "the caller may make a call these grants allow" (a custom field; TRUE for an admin token). */
+  callerAllowed(grants: readonly Grant[]): SqlFragment {
+    if (this.access === 'admin') return TRUE;
+    return callerPredicate(this.#rules(), grants);
   }
 
   /** Set once a field answer may carry a refusal marker (see forbiddenMarker). */

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { TesseraError } from '../errors/index.js';
 import type { AppFunctions } from './appFunctions.js';
-import { callFunction } from './call.js';
-import type { FunctionCallPolicy } from './call.js';
+import { callFunction, failureReason } from './call.js';
+import type { FunctionCalling } from './call.js';
 import type { FunctionSecrets } from './sealing.js';
 
 type Input = Record<string, unknown>;
@@ -20,10 +20,11 @@ export const MAX_REJECTION_MESSAGE = 1_000;
 export interface BeforeHooksOptions {
   appId: string;
   functions: AppFunctions;
-  secrets: FunctionSecrets;
-  policy: FunctionCallPolicy;
+  calling: FunctionCalling;
   /** A user's API id from its row uuid (what the call's `caller.userId` says). */
   userApiId: (userId: string) => string;
+  /** Where a secret that does not open, and failed calls, are told (never a body or a secret). */
+  log?: { error(detail: object, message: string): void; warn(detail: object, message: string): void } | undefined;
 }
 
 function isObject(v: unknown): v is Input {
@@ -42,7 +43,14 @@ export function beforeHooks(options: BeforeHooksOptions) {
     async run(operation: string, input: Input, caller: { userId?: string | undefined; admin: boolean }): Promise<Input> {
       let current = input;
       for (const row of functions.attached('BEFORE', operation)) {
-        const { definition, secret } = options.secrets.open(row);
+        let opened: ReturnType<FunctionSecrets['open']>;
+        try {
+          opened = options.calling.secrets.open(row);
+        } catch (err) {
+          options.log?.error({ err, appId: options.appId, function: row.name }, "a function's secret could not be opened with this server's key");
+          throw failed(row.name, operation, "its secret does not open with this server's key");
+        }
+        const { definition, secret } = opened;
         const body = {
           id: randomUUID(),
           app: options.appId,
@@ -52,8 +60,11 @@ export function beforeHooks(options: BeforeHooksOptions) {
           input: current,
           createdAt: new Date().toISOString(),
         };
-        const result = await callFunction(definition, secret, body, options.policy);
-        if (!result.ok) throw failed(row.name, operation, result.message);
+        const result = await callFunction(definition, secret, body, { allowPrivate: options.calling.allowPrivate, observe: options.calling.observe });
+        if (!result.ok) {
+          options.log?.warn({ appId: options.appId, function: row.name, operation, failure: result.kind, status: result.status, reason: result.message }, 'a BEFORE call failed');
+          throw failed(row.name, operation, failureReason(result));
+        }
         const answer = result.body;
         if (answer === '' || answer === undefined) continue;
         if (!isObject(answer)) throw failed(row.name, operation, 'its answer is not a JSON object');

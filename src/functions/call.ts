@@ -6,6 +6,7 @@
 
 import { OutboundError, outboundFetch } from '../outbound/index.js';
 import type { FunctionDefinition } from './definition.js';
+import type { FunctionSecrets } from './sealing.js';
 import { MAX_ANSWER_BYTES } from './definition.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
@@ -46,6 +47,19 @@ export type FunctionCallResult = FunctionCallAnswer | FunctionCallFailure;
 
 /** Told of every call once it has ended. */
 export type FunctionCallObserver = (fn: Pick<FunctionDefinition, 'appId' | 'name' | 'kind' | 'url'>, result: FunctionCallResult, seconds: number) => void;
+
+/** What a server needs to call functions while it answers operations (BEFORE hooks, custom fields). */
+export interface FunctionCalling {
+  secrets: FunctionSecrets;
+  /** Whether private, loopback and link-local addresses may be called (TESSERA_FUNCTIONS_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  observe?: FunctionCallObserver | undefined;
+}
+
+/** What the client is told of a failed call: its kind and status, not where the address resolved. */
+export function failureReason(failure: FunctionCallFailure): string {
+  return failure.kind === 'refused' ? 'its address is refused (a private, loopback or link-local address, or not http/https)' : failure.message;
+}
 
 export interface FunctionCallPolicy {
   /** Whether private, loopback and link-local addresses may be called (TESSERA_FUNCTIONS_ALLOW_PRIVATE). */

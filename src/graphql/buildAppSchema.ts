@@ -4,6 +4,7 @@
 import { GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import type { GraphQLFieldConfigMap, GraphQLNamedType } from 'graphql';
 import type { AppModel } from '../model/index.js';
+import { customFields } from './customFields.js';
 import { edgeMutations } from './edgeMutations.js';
 import { modelObjectType, nodeInterface } from './modelObjects.js';
 import { objectMutations } from './objectMutations.js';
@@ -42,7 +43,7 @@ function queryType(reg: TypeRegistry): GraphQLObjectType {
         { kind: 'node' },
       );
       fields.viewer = withRole({ type: viewerType(reg) }, { kind: 'viewer' });
-      return fields;
+      return { ...fields, ...customFields(reg, 'Query') };
     },
   });
 }
@@ -58,7 +59,7 @@ function mutationType(reg: TypeRegistry): GraphQLObjectType {
       for (const relation of reg.model.relations) {
         if (isManyToMany(relation)) Object.assign(fields, edgeMutations(reg, relation));
       }
-      return fields;
+      return { ...fields, ...customFields(reg, 'Mutation') };
     },
   });
 }

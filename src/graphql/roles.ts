@@ -31,6 +31,8 @@ export type FieldRole =
   | { kind: 'linkIdentity' }
   | { kind: 'unlinkIdentity' }
   | { kind: 'addEdge' | 'updateEdge' | 'removeEdge'; relation: string }
+  // Query or Mutation: a field of the app's own, answered by its function
+  | { kind: 'custom'; root: 'Query' | 'Mutation'; field: string }
   // Subscription
   | { kind: 'subscribe'; type: string }
   // Payloads

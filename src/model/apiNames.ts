@@ -15,7 +15,7 @@
 import { USER } from './builtins.js';
 import { capitalize, compareNames, idColumn } from './names.js';
 import { SCALARS, SYSTEM_FIELDS } from './types.js';
-import type { AppModel, ModelType, Relation, ValueField } from './types.js';
+import type { AppModel, CustomRoot, ModelType, Relation, ValueField } from './types.js';
 
 export type RowVerb = 'create' | 'update' | 'delete';
 export type EdgeVerb = 'addTo' | 'update' | 'removeFrom';
@@ -159,8 +159,11 @@ export class ApiNames {
     return names;
   }
 
+  /** Every name given out or reserved, by namespace. */
+  readonly #taken = new Map<Namespace, Set<string>>();
+
   private constructor(model: AppModel) {
-    const taken = new Map<Namespace, Set<string>>();
+    const taken = this.#taken;
     const space = (ns: Namespace) => {
       let set = taken.get(ns);
       if (!set) taken.set(ns, (set = new Set()));
@@ -198,6 +201,15 @@ export class ApiNames {
     const name = this.#names.get(key);
     if (name === undefined) throw new Error(`The API has no name for ${key}`);
     return name;
+  }
+
+  /**
+   * Whether the API already has a root field `name` on `root` (a generated one such as `getPost`
+   * or `createPost`, or a fixed one such as `node` or `loginUser`): the app's own custom fields
+   * must be named otherwise.
+   */
+  hasRootField(root: CustomRoot, name: string): boolean {
+    return this.#taken.get(root === 'Query' ? 'query' : 'mutation')?.has(name) ?? false;
   }
 
   /** Every made-up name, in the order they were given out. */

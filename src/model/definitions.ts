@@ -1,14 +1,15 @@
-// Sorts the definitions of an app schema into @model, embedded and @join types and enums,
-// rejecting every other kind of definition, duplicate names and misused built-in names.
+// Sorts the definitions of an app schema into @model, embedded and @join types, enums and the
+// extensions of Query and Mutation (custom fields), rejecting every other kind of definition,
+// duplicate names and misused built-in names.
 
 import { Kind } from 'graphql';
-import type { DefinitionNode, DocumentNode, EnumTypeDefinitionNode, ObjectTypeDefinitionNode } from 'graphql';
+import type { DefinitionNode, DocumentNode, EnumTypeDefinitionNode, ObjectTypeDefinitionNode, ObjectTypeExtensionNode } from 'graphql';
 import { ACCESS_LEVEL, BUILTIN_TYPES, USER_ROLES } from './builtins.js';
 import { checkDirectives } from './directives.js';
 import type { DirectiveSite, DirectiveUses } from './directives.js';
 import { nameProblem } from './names.js';
 import type { Report } from './problems.js';
-import { SCALARS } from './types.js';
+import { CUSTOM_ROOTS, SCALARS } from './types.js';
 
 export interface TypeDeclaration {
   node: ObjectTypeDefinitionNode;
@@ -22,15 +23,26 @@ export interface Declarations {
   embedded: Map<string, TypeDeclaration>;
   joins: Map<string, TypeDeclaration>;
   enums: Map<string, EnumTypeDefinitionNode>;
+  /** `extend type Query { … }` and `extend type Mutation { … }`, in SDL order (several allowed). */
+  extensions: ObjectTypeExtensionNode[];
 }
 
 const SCALAR_NAMES: readonly string[] = SCALARS;
+const ROOT_NAMES: readonly string[] = CUSTOM_ROOTS;
+
+export function emptyDeclarations(): Declarations {
+  return { models: new Map(), embedded: new Map(), joins: new Map(), enums: new Map(), extensions: [] };
+}
 
 export function collectDeclarations(document: DocumentNode, report: Report): Declarations {
-  const declarations: Declarations = { models: new Map(), embedded: new Map(), joins: new Map(), enums: new Map() };
+  const declarations = emptyDeclarations();
   const firstLine = new Map<string, number>();
 
   for (const definition of document.definitions) {
+    if (definition.kind === Kind.OBJECT_TYPE_EXTENSION && ROOT_NAMES.includes(definition.name.value)) {
+      if (checkRootExtension(definition, report)) declarations.extensions.push(definition);
+      continue;
+    }
     if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION && definition.kind !== Kind.ENUM_TYPE_DEFINITION) {
       reportUnsupported(definition, report);
       continue;
@@ -69,6 +81,18 @@ export function collectDeclarations(document: DocumentNode, report: Report): Dec
     kinds[site as keyof typeof kinds].set(name, declaration);
   }
   return declarations;
+}
+
+/** `extend type Query` / `Mutation` adds fields only: no directive or interface on the type itself. */
+function checkRootExtension(definition: ObjectTypeExtensionNode, report: Report): boolean {
+  const name = definition.name.value;
+  for (const directive of definition.directives ?? []) report(`extend type ${name} takes no directives: put @function and @permission on each field`, directive);
+  for (const iface of definition.interfaces ?? []) report(`extend type ${name} cannot add interfaces (${iface.name.value})`, iface);
+  if (!definition.fields?.length) {
+    report(`extend type ${name} adds no field`, definition.name);
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -125,7 +149,11 @@ function reportUnsupported(definition: DefinitionNode, report: Report) {
     case Kind.INPUT_OBJECT_TYPE_EXTENSION:
     case Kind.SCALAR_TYPE_EXTENSION: {
       const name = definition.name.value;
-      const hint = BUILTIN_TYPES.includes(name) ? `declare type ${name} @model { … } to add fields to the built-in ${name}` : `declare ${name} once, with all its fields`;
+      const hint = BUILTIN_TYPES.includes(name)
+        ? `declare type ${name} @model { … } to add fields to the built-in ${name}`
+        : name === 'Subscription'
+          ? 'subscriptions are generated; only Query and Mutation take fields of the app'
+          : `declare ${name} once, with all its fields`;
       return report(`Type extensions are not supported (extend ${name}): ${hint}`, definition.name);
     }
     case Kind.OPERATION_DEFINITION:

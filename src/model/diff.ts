@@ -4,6 +4,7 @@
 import { fieldTypeName, formatDefault, relationLabel, valueFieldLabel } from './describe.js';
 import type {
   AppModel,
+  CustomField,
   EmbeddedType,
   EnumType,
   Field,
@@ -30,6 +31,7 @@ const PHASES: MigrationStep['kind'][][] = [
   ['addRelation', 'addJoinField'],
   ['dropEnum', 'dropEmbedded'],
   ['updatePermissions', 'setPlural'],
+  ['dropCustomField', 'addCustomField', 'alterCustomField'],
 ];
 
 const PHASE_OF = new Map<string, number>(PHASES.flatMap((kinds, i) => kinds.map((k) => [k, i] as const)));
@@ -44,6 +46,7 @@ export function planMigration(from: AppModel | null, to: AppModel): MigrationPla
   diffEmbedded(prev.embedded, to.embedded, add);
   const typeMatches = diffTypes(prev.types, to.types, add);
   diffRelations(prev, to, typeMatches, add);
+  diffCustomFields(prev.customFields ?? [], to.customFields ?? [], add);
 
   // Stable sort: phase first, the discovery order (by type, then field) within a phase.
   const ordered = steps
@@ -93,6 +96,19 @@ function matchRenamed<T extends { name: string; renamedFrom?: string }>(prev: re
   }
   const removed = prev.filter((p) => !usedPrev.has(p.name));
   return { pairs, added, removed };
+}
+
+/** Custom fields hold no data: adding, changing or dropping one is never destructive. */
+function diffCustomFields(prev: readonly CustomField[], next: readonly CustomField[], add: Add) {
+  const key = (f: CustomField) => `${f.root}.${f.name}`;
+  const before = new Map(prev.map((f) => [key(f), f]));
+  const after = new Set(next.map(key));
+  for (const f of next) {
+    const old = before.get(key(f));
+    if (!old) add({ kind: 'addCustomField', root: f.root, field: f.name }, `Add field ${key(f)} (function ${f.function})`);
+    else if (canonicalJson(old) !== canonicalJson(f)) add({ kind: 'alterCustomField', root: f.root, field: f.name }, `Change field ${key(f)} (function ${f.function})`);
+  }
+  for (const f of prev) if (!after.has(key(f))) add({ kind: 'dropCustomField', root: f.root, field: f.name }, `Remove field ${key(f)}`);
 }
 
 function diffEnums(prev: EnumType[], next: EnumType[], add: Add) {

@@ -7,7 +7,7 @@ import { PERMISSION_SCOPES } from './types.js';
 import type { Report } from './problems.js';
 
 /** The places a directive can be written. */
-export type DirectiveSite = 'model' | 'embedded' | 'join' | 'enum' | 'enumValue' | 'modelField' | 'embeddedField' | 'joinField';
+export type DirectiveSite = 'model' | 'embedded' | 'join' | 'enum' | 'enumValue' | 'modelField' | 'embeddedField' | 'joinField' | 'customField' | 'customArgument';
 
 const SITE_LABEL: Record<DirectiveSite, string> = {
   model: 'a @model type',
@@ -18,6 +18,8 @@ const SITE_LABEL: Record<DirectiveSite, string> = {
   modelField: 'a field of a @model type',
   embeddedField: 'a field of an embedded type',
   joinField: 'a field of a @join type',
+  customField: 'a field of extend type Query or Mutation',
+  customArgument: 'an argument',
 };
 
 type ArgSpec =
@@ -32,7 +34,7 @@ interface DirectiveSpec {
   args: Record<string, ArgSpec>;
 }
 
-export type DirectiveName = 'model' | 'join' | 'renamed' | 'unique' | 'index' | 'default' | 'relation' | 'permission';
+export type DirectiveName = 'model' | 'join' | 'renamed' | 'unique' | 'index' | 'default' | 'relation' | 'permission' | 'function';
 
 const DIRECTIVES: Record<DirectiveName, DirectiveSpec> = {
   model: { sites: ['model'], belongs: 'on object types', repeatable: false, args: { plural: { kind: 'String' } } },
@@ -52,9 +54,15 @@ const DIRECTIVES: Record<DirectiveName, DirectiveSpec> = {
     args: { value: { kind: 'value', required: true } },
   },
   relation: { sites: ['modelField'], belongs: 'on fields of @model types', repeatable: false, args: { name: { kind: 'String', required: true } } },
+  function: {
+    sites: ['customField'],
+    belongs: 'on the fields of extend type Query and extend type Mutation',
+    repeatable: false,
+    args: { name: { kind: 'String', required: true } },
+  },
   permission: {
-    sites: ['model', 'modelField'],
-    belongs: 'on @model types and their fields',
+    sites: ['model', 'modelField', 'customField'],
+    belongs: 'on @model types, their fields and the fields of extend type Query and Mutation',
     repeatable: true,
     args: {
       scope: { kind: 'enum', values: PERMISSION_SCOPES, required: true },

@@ -4,6 +4,8 @@
 export * from './types.js';
 export * from './settings.js';
 export { parseSchema } from './parse.js';
+export type { ParseOptions } from './parse.js';
+export { CUSTOM_OPERATION } from './customFields.js';
 export { API_TYPE_NAMES, ApiNames, isTextField } from './apiNames.js';
 export type { AggregateName, EdgeVerb, NameEntry, RowVerb } from './apiNames.js';
 export { declaredNames } from './generated.js';

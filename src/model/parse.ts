@@ -5,7 +5,9 @@ import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
 import type { ASTNode, ConstDirectiveNode, DocumentNode, FieldDefinitionNode } from 'graphql';
 import { schemaInvalid } from '../errors/index.js';
 import { ACCESS_LEVEL, BUILTIN_TYPES, builtinFields } from './builtins.js';
-import { collectDeclarations } from './definitions.js';
+import { readCustomFields } from './customFields.js';
+import type { ReadCustomField } from './customFields.js';
+import { collectDeclarations, emptyDeclarations } from './definitions.js';
 import type { Declarations, TypeDeclaration } from './definitions.js';
 import { checkDefault } from './defaults.js';
 import { argumentValue, single, stringArgument } from './directives.js';
@@ -13,6 +15,7 @@ import { readEnums } from './enums.js';
 import { checkEmbeddedCycles } from './embedded.js';
 import { readFields } from './fields.js';
 import type { FieldPass, ReadFields, TypeKind } from './fields.js';
+import { ApiNames } from './apiNames.js';
 import { checkNameClashes } from './generated.js';
 import type { DeclaredName } from './generated.js';
 import { compareNames, nameProblem, pluralOf } from './names.js';
@@ -26,17 +29,21 @@ import type { AppModel, EmbeddedType, EnumType, Field, ModelType, ValueField } f
 
 const SCALAR_NAMES: readonly string[] = SCALARS;
 
+export interface ParseOptions {
+  /** The app's RESOLVER functions by name: each `@function(name:)` must name one. Left out
+   * (a schema read back from the catalog), the names are not checked. */
+  functions?: ReadonlySet<string> | undefined;
+}
+
 /**
  * Parses and validates an app schema. Throws a `SCHEMA_INVALID` TesseraError listing every
  * problem (`extensions.problems`: `{ message, line, column }`, sorted by position).
  * A schema with no definitions at all is valid: the app has only the built-in types.
  */
-export function parseSchema(sdl: string): AppModel {
+export function parseSchema(sdl: string, options: ParseOptions = {}): AppModel {
   const document = parseDocument(sdl);
   const { report, sorted } = createProblems();
-  const declarations: Declarations = document
-    ? collectDeclarations(document, report)
-    : { models: new Map(), embedded: new Map(), joins: new Map(), enums: new Map() };
+  const declarations: Declarations = document ? collectDeclarations(document, report) : emptyDeclarations();
   const reading: Reading = { declarations, report, pass: fieldPass(declarations, report), fieldNodes: new Map() };
 
   const enums = readEnums(declarations.enums, report);
@@ -58,6 +65,9 @@ export function parseSchema(sdl: string): AppModel {
     relations: sortRelations(relations),
   };
   checkNames(reading, model);
+  const custom = readCustomFields(declarations.extensions, { report, kindOf: reading.pass.kindOf, functions: options.functions });
+  checkCustomNames(model, custom, report);
+  if (custom.length > 0) model.customFields = custom.map((c) => c.field);
 
   const problems = sorted();
   if (problems.length > 0) throw schemaInvalid(problems);
@@ -156,6 +166,14 @@ function checkNames({ declarations, pass, report }: Reading, model: AppModel) {
     return typeNode(entry.name);
   };
   checkNameClashes(model, locate, report);
+}
+
+/** A custom field may not take the name of a root field the API has already (`getPost`, `node`, `loginUser`…). */
+function checkCustomNames(model: AppModel, custom: readonly ReadCustomField[], report: Report) {
+  const names = ApiNames.of(model);
+  for (const { field, node } of custom) {
+    if (names.hasRootField(field.root, field.name)) report(`Field ${field.root}.${field.name} is already a field of the generated API; give it another name`, node.name);
+  }
 }
 
 /** The parsed SDL, or undefined when it holds no definition at all (only blanks and comments). */

@@ -142,6 +142,44 @@ export interface AppModel {
   embedded: EmbeddedType[];
   enums: EnumType[];
   relations: Relation[];
+  /** Fields the app adds to Query and Mutation (`extend type Query { … }`), each answered by a
+   * RESOLVER function. Absent in models stored before they existed: read it as empty. */
+  customFields?: CustomField[];
+}
+
+/** The root types an app may extend with fields of its own. */
+export const CUSTOM_ROOTS = ['Query', 'Mutation'] as const;
+export type CustomRoot = (typeof CUSTOM_ROOTS)[number];
+
+/** The type of a custom field's argument or result, as written (`[Quote!]!`). */
+export interface CustomType {
+  /** `model` only for a result: the function answers `{ "id": "<global id>" }`. */
+  kind: 'scalar' | 'enum' | 'embedded' | 'model';
+  name: string;
+  list: boolean;
+  /** `T!`, or for a list `[T]!`. */
+  required: boolean;
+  /** `[T!]`: the list's items are non-null. */
+  itemRequired: boolean;
+}
+
+export interface CustomArgument {
+  name: string;
+  /** Never of kind `model`. */
+  type: CustomType;
+}
+
+/** A field of `extend type Query { … }` or `extend type Mutation { … }`. */
+export interface CustomField {
+  root: CustomRoot;
+  name: string;
+  /** The RESOLVER function that answers it (`@function(name:)`). */
+  function: string;
+  arguments: CustomArgument[];
+  type: CustomType;
+  /** Who may call it: rules granting `read` (Query) or `create` (Mutation); none: app admins only.
+   * Scopes are EVERYONE, AUTHENTICATED or ROLE (there is no row for SELF or RELATION). */
+  permissions: PermissionRule[];
 }
 
 /** System fields every `@model` type has. */
@@ -179,7 +217,11 @@ export type MigrationStep =
   | { kind: 'addJoinField'; relation: string; field: string }
   | { kind: 'dropJoinField'; relation: string; field: string }
   | { kind: 'updatePermissions'; type: string }
-  | { kind: 'setPlural'; type: string; from: string; to: string };
+  | { kind: 'setPlural'; type: string; from: string; to: string }
+  /** Custom fields change the API only: no table holds them. */
+  | { kind: 'addCustomField'; root: CustomRoot; field: string }
+  | { kind: 'alterCustomField'; root: CustomRoot; field: string }
+  | { kind: 'dropCustomField'; root: CustomRoot; field: string };
 
 export type MigrationStepKind = MigrationStep['kind'];
 

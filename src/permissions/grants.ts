@@ -1,8 +1,8 @@
 // The rules that apply to one operation on a type or a field: the app's @permission rules,
 // or the built-in defaults of User and Role when the app declares no type rule on them.
 
-import { builtinTraits } from '../model/index.js';
-import type { ModelType, PermissionOperation, PermissionRule } from '../model/index.js';
+import { CUSTOM_OPERATION, builtinTraits } from '../model/index.js';
+import type { CustomField, ModelType, PermissionOperation, PermissionRule } from '../model/index.js';
 
 /** One way to be granted an operation. */
 export type Grant =
@@ -64,4 +64,10 @@ export function fieldGrants(type: ModelType, name: string, op: PermissionOperati
 /** Whether any field of `type` has rules of its own (reads then check fields one by one). */
 export function hasFieldRules(type: ModelType): boolean {
   return type.fields.some((f) => fieldGrants(type, f.name, 'read') !== undefined);
+}
+
+/** Who may call a custom field of Query (its `read` rules) or Mutation (its `create` rules); empty: app admins only. */
+export function customFieldGrants(field: CustomField): Grant[] {
+  const op = CUSTOM_OPERATION[field.root];
+  return field.permissions.filter((r) => r[op]).map(grantOf);
 }

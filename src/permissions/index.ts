@@ -1,7 +1,7 @@
 // The permissions stage's public face: which rules apply to an operation on a type or field,
 // and their compilation into SQL predicates over a row.
 
-export { fieldGrants, hasFieldRules, typeGrants } from './grants.js';
+export { customFieldGrants, fieldGrants, hasFieldRules, typeGrants } from './grants.js';
 export type { Grant } from './grants.js';
-export { ALWAYS, accessPredicate, grantsPredicate, isAppAdmin, manageMembersPredicate } from './predicate.js';
+export { ALWAYS, accessPredicate, callerPredicate, grantsPredicate, isAppAdmin, manageMembersPredicate } from './predicate.js';
 export type { RuleContext } from './predicate.js';

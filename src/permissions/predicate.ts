@@ -155,3 +155,29 @@ export function accessPredicate(c: RuleContext, type: ModelType, op: PermissionO
   }
   return grantsPredicate(c, type, row, grants);
 }
+
+/**
+ * The predicate "the viewer may make a call these grants allow", where no row is involved (a
+ * custom field of Query or Mutation): any grant, or app admin. Row scopes (SELF, RELATION)
+ * never reach here: the model refuses them on such fields.
+ */
+export function callerPredicate(c: RuleContext, grants: readonly Grant[]): SqlFragment {
+  if (grants.some((g) => g.scope === 'EVERYONE')) return ALWAYS;
+  const held = grants.map((g): SqlFragment => {
+    switch (g.scope) {
+      case 'AUTHENTICATED':
+        return sql`${c.viewer}::uuid IS NOT NULL`;
+      case 'ROLE':
+        return inRoles(c, g.roles);
+      case 'EVERYONE':
+      case 'SELF':
+      case 'RELATION':
+        return FALSE;
+      default: {
+        const never: never = g;
+        throw new Error(`unknown grant ${JSON.stringify(never)}`);
+      }
+    }
+  });
+  return or([...held, isAppAdmin(c)]);
+}

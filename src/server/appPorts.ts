@@ -9,11 +9,12 @@ import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { BeforeHooks, MutationPorts } from '../compile/index.js';
 import { beforeHooks } from '../functions/index.js';
-import type { FunctionCallPolicy, FunctionSecrets } from '../functions/index.js';
+import type { FunctionCalling } from '../functions/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
+import { resolverCalls } from './resolverCalls.js';
 
 /** A loaded app as the accounts stage sees it. */
 export function accountApp(app: LiveApp): AccountApp {
@@ -28,14 +29,14 @@ export interface AccountRuntime {
   oidc?: OidcRelyingParty | undefined;
 }
 
-/** What calling an app's functions takes: their sealed secrets opened, and the outbound policy. */
-export interface FunctionRuntime {
-  secrets: FunctionSecrets;
-  policy: FunctionCallPolicy;
+/** The server-wide parts an app's operations work with: the accounts stage's, and calling functions. */
+export interface OperationRuntime extends AccountRuntime {
+  /** Calls the apps' functions (absent in servers without the functions runtime: BEFORE hooks and custom fields then fail). */
+  functions?: FunctionCalling | undefined;
 }
 
-/** The ports of mutations of `app`, for a caller at `address`. */
-export function mutationPorts(app: LiveApp, services: AccountRuntime & { functions?: FunctionRuntime | undefined }, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
+/** The ports of operations of `app`, for a caller at `address`. */
+export function mutationPorts(app: LiveApp, services: OperationRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
   const functions = services.functions;
   return {
     accounts: accountPorts(accountApp(app), services.throttle, address, {
@@ -50,13 +51,14 @@ export function mutationPorts(app: LiveApp, services: AccountRuntime & { functio
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
     },
     functions: app.functions.hasEvents ? app.functions : undefined,
-    // Without the runtime (no secret key), an app's BEFORE functions cannot be called: every
-    // mutation they are attached to fails rather than skip them.
+    // Without the runtime, an app's BEFORE functions cannot be called: every mutation they are
+    // attached to fails rather than skip them.
     hooks: app.functions.hasBefore
       ? functions
-        ? beforeHooks({ appId: app.id, functions: app.functions, secrets: functions.secrets, policy: functions.policy, userApiId: (userId) => userApiId(accountApp(app), userId) })
+        ? beforeHooks({ appId: app.id, functions: app.functions, calling: functions, userApiId: (userId) => userApiId(accountApp(app), userId), log })
         : unavailableHooks(app)
       : undefined,
+    resolvers: functions && resolverCalls(app, functions, log),
   };
 }
 

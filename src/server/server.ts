@@ -149,20 +149,19 @@ export function createServer(options: ServerOptions): FastifyInstance {
     (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
     () => outbox.queued(),
   );
-  // One runtime for every call of a function: BEFORE hooks (through the operation core) and the outbox's deliveries.
-  const functions = options.functions
-    ? {
-        secrets: new FunctionSecrets(options.functions.secrets),
-        policy: { allowPrivate: options.functions.allowPrivate, observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }) },
-      }
-    : undefined;
-  if (options.functions && functions) {
+  // One observer for every call (event deliveries and resolver fields): it owns the metric series.
+  const calling = options.functions && {
+    secrets: new FunctionSecrets(options.functions.secrets),
+    allowPrivate: options.functions.allowPrivate,
+    observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }),
+  };
+  if (options.functions && calling) {
     const worker = new DeliveryWorker({
       store,
-      secrets: functions.secrets,
-      allowPrivate: functions.policy.allowPrivate,
+      secrets: calling.secrets,
+      allowPrivate: calling.allowPrivate,
       schedule: options.functions.schedule,
-      observe: functions.policy.observe,
+      observe: calling.observe,
       log: app.log.child({ component: 'functions' }),
     });
     app.addHook('onReady', async () => worker.start());
@@ -193,7 +192,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions });
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling });
   const webSocket = installAppSubscriptions(app, {
     operations,
     store,

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { RowEvents } from './events.js';
 import type { BeforeHooks } from './hooks.js';
+import type { ResolverCalls } from '../resolvers/ports.js';
 import { Outbox } from './outbox.js';
 import type { FunctionPorts, OutboxCaller } from './outbox.js';
 
@@ -27,6 +28,9 @@ export interface MutationPorts {
   hooks?: BeforeHooks | undefined;
   /** The app's EVENT functions (absent: the app's mutations write no outbox rows). */
   functions?: FunctionPorts | undefined;
+  /** The app's RESOLVER functions, which its custom Query and Mutation fields call (absent: the
+   * server calls no functions, and such a field fails with FUNCTION_FAILED). */
+  resolvers?: ResolverCalls | undefined;
 }
 
 export interface Writer {

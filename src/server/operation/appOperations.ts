@@ -13,8 +13,8 @@ import type { OidcRelyingParty } from '../../oidc/index.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import type { Store } from '../../store/index.js';
 import { mutationPorts } from '../appPorts.js';
-import type { FunctionRuntime } from '../appPorts.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
+import type { FunctionCalling } from '../../functions/index.js';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
 import { callerOf } from './callers.js';
@@ -35,8 +35,8 @@ export interface OperationServices {
   persisted: PersistedQueries;
   /** Redeems OpenID sign-ins (absent: the server has no secret key, and none works). */
   oidc?: OidcRelyingParty | undefined;
-  /** Calls the apps' functions (absent: this server has no functions runtime). */
-  functions?: FunctionRuntime | undefined;
+  /** Calls the apps' RESOLVER functions (absent: the server has no secret key, and custom fields fail). */
+  functions?: FunctionCalling | undefined;
 }
 
 /** One operation's circumstances: the app, who asks, from where, under which request id. */

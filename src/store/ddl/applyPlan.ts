@@ -61,7 +61,7 @@ async function applyStep(ctx: DdlContext, step: MigrationStep): Promise<void> {
     case 'dropJoinField':
       return dropJoinField(ctx, step.relation, step.field);
     // Enums and embedded types live in the model only (enum checks belong to their columns);
-    // permissions and plurals change the generated API, not the tables.
+    // permissions, plurals and custom fields change the generated API, not the tables.
     case 'createEnum':
     case 'dropEnum':
     case 'createEmbedded':
@@ -69,6 +69,9 @@ async function applyStep(ctx: DdlContext, step: MigrationStep): Promise<void> {
     case 'dropEmbedded':
     case 'updatePermissions':
     case 'setPlural':
+    case 'addCustomField':
+    case 'alterCustomField':
+    case 'dropCustomField':
       return;
     default: {
       const never: never = step;
