@@ -177,6 +177,14 @@ describe.each(STORE_KINDS)('RESOLVER functions (%s)', (kind) => {
     expect((await app.gql('{ tag { __typename name } }', {}, anonymous)).body).toEqual({ data: { tag: { __typename: 'Tag', name: 't1' } } });
   });
 
+  it('never reads another app’s object, even when the function names its id', async () => {
+    const neighbour = await createTestApp(server, BASE_SCHEMA);
+    const theirs = (await neighbour.data('mutation { createTag(input: { name: "theirs" }) { changedTag { id } } }')).createTag.changedTag.id;
+    endpoint.handlers.set('tag', () => ({ json: { data: { id: theirs } } }));
+    expect((await app.gql('{ tag { name } }')).body).toEqual({ data: { tag: null } });
+    expect((await neighbour.gql('{ getTag(id: "' + theirs + '") { name } }')).body).toEqual({ data: { getTag: { name: 'theirs' } } });
+  });
+
   it.each([
     ['admin only by default', 'adminOnly', [['anonymous', 'FORBIDDEN'], ['alice', 'FORBIDDEN'], ['bob', 'FORBIDDEN'], ['admin', null]]],
     ['AUTHENTICATED', 'count', [['anonymous', 'FORBIDDEN'], ['alice', null], ['admin', null]]],
