@@ -267,6 +267,22 @@ describe.each(STORE_KINDS)('RESOLVER functions (%s)', (kind) => {
     expect(JSON.stringify(server.logs)).not.toContain('internal-detail-93');
   });
 
+  it('counts resolver calls in /metrics and logs failures without secrets or bodies', async () => {
+    endpoint.handlers.set('side', () => ({ json: { data: 'BUY' } }));
+    await app.gql('{ side }', {}, anonymous);
+    endpoint.handlers.set('side', () => ({ status: 500, json: { data: 'resolver-body-5c1' } }));
+    await app.gql('{ side }', {}, anonymous);
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    const ok = new RegExp(`tessera_function_calls_total\\{app="${app.id}",function="r",kind="RESOLVER",outcome="ok"\\} (\\d+)`).exec(metrics);
+    expect(Number(ok?.[1])).toBeGreaterThan(0);
+    expect(metrics).toMatch(new RegExp(`tessera_function_calls_total\\{app="${app.id}",function="r",kind="RESOLVER",outcome="status"\\} \\d+`));
+    const failures = server.logs.filter((l) => l.msg === 'a resolver call failed');
+    expect(failures.at(-1)).toMatchObject({ appId: app.id, function: 'r', operation: 'side', failure: 'status', status: 500 });
+    const all = JSON.stringify(server.logs);
+    expect(all).not.toContain(endpoint.secret);
+    expect(all).not.toContain('resolver-body-5c1');
+  });
+
   it('fails a call that outlasts the function’s timeout', async () => {
     endpoint.handlers.set('slow', () => ({ json: { data: 1 }, delayMs: 1_000 }));
     endpoint.handlers.set('side', () => ({ json: { data: 'BUY' } }));
