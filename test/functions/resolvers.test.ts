@@ -177,6 +177,14 @@ describe.each(STORE_KINDS)('RESOLVER functions (%s)', (kind) => {
     expect((await app.gql('{ tag { __typename name } }', {}, anonymous)).body).toEqual({ data: { tag: { __typename: 'Tag', name: 't1' } } });
   });
 
+  it('never reads another app’s object, even when the function names its id', async () => {
+    const neighbour = await createTestApp(server, BASE_SCHEMA);
+    const theirs = (await neighbour.data('mutation { createTag(input: { name: "theirs" }) { changedTag { id } } }')).createTag.changedTag.id;
+    endpoint.handlers.set('tag', () => ({ json: { data: { id: theirs } } }));
+    expect((await app.gql('{ tag { name } }')).body).toEqual({ data: { tag: null } });
+    expect((await neighbour.gql('{ getTag(id: "' + theirs + '") { name } }')).body).toEqual({ data: { getTag: { name: 'theirs' } } });
+  });
+
   it.each([
     ['admin only by default', 'adminOnly', [['anonymous', 'FORBIDDEN'], ['alice', 'FORBIDDEN'], ['bob', 'FORBIDDEN'], ['admin', null]]],
     ['AUTHENTICATED', 'count', [['anonymous', 'FORBIDDEN'], ['alice', null], ['admin', null]]],
@@ -257,6 +265,22 @@ describe.each(STORE_KINDS)('RESOLVER functions (%s)', (kind) => {
     expect(failed.body.errors[0].message).toContain('503');
     expect(JSON.stringify(failed.body)).not.toContain('internal-detail-93');
     expect(JSON.stringify(server.logs)).not.toContain('internal-detail-93');
+  });
+
+  it('counts resolver calls in /metrics and logs failures without secrets or bodies', async () => {
+    endpoint.handlers.set('side', () => ({ json: { data: 'BUY' } }));
+    await app.gql('{ side }', {}, anonymous);
+    endpoint.handlers.set('side', () => ({ status: 500, json: { data: 'resolver-body-5c1' } }));
+    await app.gql('{ side }', {}, anonymous);
+    const metrics = await (await fetch(`${server.base}/metrics`)).text();
+    const ok = new RegExp(`tessera_function_calls_total\\{app="${app.id}",function="r",kind="RESOLVER",outcome="ok"\\} (\\d+)`).exec(metrics);
+    expect(Number(ok?.[1])).toBeGreaterThan(0);
+    expect(metrics).toMatch(new RegExp(`tessera_function_calls_total\\{app="${app.id}",function="r",kind="RESOLVER",outcome="status"\\} \\d+`));
+    const failures = server.logs.filter((l) => l.msg === 'a resolver call failed');
+    expect(failures.at(-1)).toMatchObject({ appId: app.id, function: 'r', operation: 'side', failure: 'status', status: 500 });
+    const all = JSON.stringify(server.logs);
+    expect(all).not.toContain(endpoint.secret);
+    expect(all).not.toContain('resolver-body-5c1');
   });
 
   it('fails a call that outlasts the function’s timeout', async () => {
