@@ -55,7 +55,7 @@ export function Deliveries({ appId, fn, onClose }: { appId: string; fn: AppFunct
 
   const list = deliveries.data;
   return (
-    <section className="card" aria-labelledby="deliveries-title">
+    <section className="card deliveries" aria-labelledby="deliveries-title">
       <div className="pane-head">
         <h2 id="deliveries-title">Deliveries of {fn.name}</h2>
         <button type="button" className="button small" onClick={onClose}>
@@ -65,7 +65,7 @@ export function Deliveries({ appId, fn, onClose }: { appId: string; fn: AppFunct
       <p className="hint">
         Each write of {fn.operations.join(', ')} is an event written with the change, and delivered at least once: retried with growing pauses while
         the endpoint fails, for 24 hours, then dead. Redelivering sends it again now with the same id and a fresh retry window.
-        {!fn.enabled && ' The function is disabled: its deliveries wait until it is enabled again.'}
+        {!fn.enabled && ' The function is disabled: writes meanwhile are not told to it, and deliveries already due wait until it is enabled again.'}
       </p>
       <div className="table-toolbar">
         <label htmlFor="delivery-status">Status</label>

@@ -284,7 +284,7 @@ export function FunctionForm({ appId, mutations, onCreated }: { appId: string; m
             <input id="fn-enabled" type="checkbox" checked={draft.enabled} onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })} />
             Enabled
           </label>
-          <span className="hint">A disabled function is not called; its event deliveries wait.</span>
+          <span className="hint">A disabled function is not called: it is not told of writes meanwhile, and deliveries already due wait.</span>
         </div>
       </div>
       <div className="save-bar">

@@ -2,7 +2,7 @@
 // secret (shown once, as on creation), deletion after a confirmation, an EVENT function's
 // deliveries (?function=<name>), and the form that creates one.
 
-import { useMemo, useState } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import { deleteFunction, listFunctions, loadApiSchema, rotateFunctionSecret, setFunctionEnabled } from '../api/functions';
 import type { AppFunction, FunctionWithSecret } from '../api/functions';
 import { CopyField } from '../components/CopyButton';
@@ -44,7 +44,7 @@ export function FunctionsPage({ appId }: { appId: string }) {
     setNotice(null);
     void toggle.run(async () => {
       await setFunctionEnabled(appId, fn.name, enabled);
-      setNotice(enabled ? `${fn.name} is enabled: it is called again.` : `${fn.name} is disabled: it is not called, and its event deliveries wait.`);
+      setNotice(enabled ? `${fn.name} is enabled: it is called again.` : `${fn.name} is disabled: it is not called nor told of writes, and deliveries already due wait.`);
       functions.reload();
     });
   };
@@ -111,7 +111,17 @@ export function FunctionsPage({ appId }: { appId: string }) {
                     <td className="function-url">
                       <code>{fn.url}</code>
                     </td>
-                    <td>{fn.operations.length === 0 ? <span className="null">—</span> : fn.operations.map((o) => <code key={o} className="operation">{o}</code>)}</td>
+                    <td>
+                      {fn.operations.length === 0 ? (
+                        <span className="null">—</span>
+                      ) : (
+                        fn.operations.map((o) => (
+                          <Fragment key={o}>
+                            <code className="operation">{o}</code>{' '}
+                          </Fragment>
+                        ))
+                      )}
+                    </td>
                     <td>{fn.headers.length === 0 ? <span className="null">—</span> : fn.headers.map((h) => h.name).join(', ')}</td>
                     <td>
                       <label className="checkbox switch">
