@@ -19,6 +19,7 @@ const DataPage = lazy(() => import('./pages/DataPage').then((m) => ({ default: m
 const ExplorerPage = lazy(() => import('./pages/ExplorerPage').then((m) => ({ default: m.ExplorerPage })));
 const UsersPage = lazy(() => import('./pages/UsersPage').then((m) => ({ default: m.UsersPage })));
 const TrafficPage = lazy(() => import('./pages/TrafficPage').then((m) => ({ default: m.TrafficPage })));
+const FunctionsPage = lazy(() => import('./pages/FunctionsPage').then((m) => ({ default: m.FunctionsPage })));
 const UserPage = lazy(() => import('./pages/UserPage').then((m) => ({ default: m.UserPage })));
 
 const APP_PAGES: readonly { page: AppPage; label: string }[] = [
@@ -27,6 +28,7 @@ const APP_PAGES: readonly { page: AppPage; label: string }[] = [
   { page: 'users', label: 'Users' },
   { page: 'explorer', label: 'Explorer' },
   { page: 'traffic', label: 'Traffic' },
+  { page: 'functions', label: 'Functions' },
   { page: 'tokens', label: 'Tokens' },
   { page: 'settings', label: 'Settings' },
 ];
@@ -105,6 +107,8 @@ function Page({ route }: { route: Route }) {
       );
     case 'traffic':
       return <TrafficPage key={route.appId} appId={route.appId} />;
+    case 'functions':
+      return <FunctionsPage key={route.appId} appId={route.appId} />;
     case 'settings':
       return <SettingsPage key={route.appId} appId={route.appId} />;
     case 'notFound':

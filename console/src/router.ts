@@ -13,10 +13,11 @@ export type Route =
   | { page: 'tokens'; appId: string }
   | { page: 'users'; appId: string; userId?: string }
   | { page: 'traffic'; appId: string }
+  | { page: 'functions'; appId: string }
   | { page: 'settings'; appId: string }
   | { page: 'notFound'; path: string };
 
-export type AppPage = 'schema' | 'data' | 'users' | 'explorer' | 'traffic' | 'tokens' | 'settings';
+export type AppPage = 'schema' | 'data' | 'users' | 'explorer' | 'traffic' | 'functions' | 'tokens' | 'settings';
 
 export function parseRoute(pathname: string): Route {
   const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
@@ -27,7 +28,7 @@ export function parseRoute(pathname: string): Route {
     if (page === undefined || page === 'schema') return { page: 'schema', appId };
     if (page === 'data') return type ? { page: 'data', appId, type } : { page: 'data', appId };
     if (page === 'users') return type ? { page: 'users', appId, userId: type } : { page: 'users', appId };
-    if ((page === 'explorer' || page === 'traffic' || page === 'tokens' || page === 'settings') && type === undefined) return { page, appId };
+    if ((page === 'explorer' || page === 'traffic' || page === 'functions' || page === 'tokens' || page === 'settings') && type === undefined) return { page, appId };
   }
   return { page: 'notFound', path };
 }
@@ -39,6 +40,7 @@ export function hrefOf(route: Route): string {
     case 'schema':
     case 'explorer':
     case 'traffic':
+    case 'functions':
     case 'tokens':
     case 'settings':
       return `${BASE}/apps/${encodeURIComponent(route.appId)}/${route.page}`;
