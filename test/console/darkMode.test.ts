@@ -197,6 +197,10 @@ describe('console: dark mode', () => {
       await page.goto(`${server.base}/console/apps/${appId}/tokens`);
       await page.getByText('No live admin tokens.').waitFor();
       await check('tokens');
+
+      await page.goto(`${server.base}/console/apps/${appId}/functions`);
+      await page.getByText('No functions yet.').waitFor();
+      await check('functions');
     }
     expect(checked).toBeGreaterThan(200);
     expect(failures).toEqual([]);
