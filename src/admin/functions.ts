@@ -33,6 +33,7 @@ import {
   listDeliveries,
   listFunctions,
   liveSchema,
+  lockApp,
   redeliverDelivery,
   updateFunctionRow,
 } from '../store/index.js';
@@ -220,7 +221,17 @@ export function functionMethods(store: Store, setup: FunctionsSetup | undefined)
 
     async deleteFunction({ appId, name }) {
       const id = await appIdOf(appId);
-      const deleted = await deleteFunctionRow(store, id, name);
+      // Under the app's lock, as a schema push checks its @function names: a field cannot be
+      // left answered by a function that is gone.
+      const deleted = await store.transaction(async (tx) => {
+        await lockApp(tx, id);
+        const field = (await liveSchema(tx, id))?.model.customFields?.find((f) => f.function === name);
+        if (field) {
+          const where = `${field.root}.${field.name}`;
+          throw badInput(`The schema's field ${where} is answered by the function "${name}": push a schema without it (or naming another function) first`, { field: 'name' });
+        }
+        return deleteFunctionRow(tx, id, name);
+      });
       if (deleted) await store.notify(CATALOG_CHANNEL, id);
       return deleted;
     },

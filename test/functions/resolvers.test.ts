@@ -328,18 +328,25 @@ describe.each(STORE_KINDS)('RESOLVER functions (%s)', (kind) => {
     expect(endpoint.timeline.slice(start, start + 2).sort()).toEqual(['start:side', 'start:when']);
   });
 
-  it('fails a field whose function was disabled, or is gone', async () => {
+  it('fails a field whose function is disabled; a function the schema names cannot be deleted', async () => {
     const update = await admin(server, 'mutation($i: UpdateFunctionInput!) { updateFunction(input: $i) { function { enabled } } }', { i: { appId: app.id, name: 'slow', enabled: false } });
     expect(update.body.errors).toBeUndefined();
     const before = endpoint.callsOf('slow').length;
     const reply = await app.gql('{ slow }', {}, anonymous);
     expect(codes(reply.body)).toEqual(['FUNCTION_FAILED']);
     expect(reply.body.errors[0].message).toMatch(/disabled/);
-    await admin(server, 'mutation($i: DeleteFunctionInput!) { deleteFunction(input: $i) { deleted } }', { i: { appId: app.id, name: 'slow' } });
+    // A function the live schema names cannot be deleted: the field would be left answered by nothing.
+    const DELETE = 'mutation($i: DeleteFunctionInput!) { deleteFunction(input: $i) { deleted } }';
+    const refused = await admin(server, DELETE, { i: { appId: app.id, name: 'slow' } });
+    expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'name' } });
+    expect(refused.body.errors[0].message).toMatch(/Query\.slow/);
+    // Once a schema without the field is pushed, it can go; the old schema cannot come back without it.
+    const withoutSlow = BASE_SCHEMA + CUSTOM_FIELDS.replace(/^.*@function\(name: "slow"\).*$/m, '');
+    expect((await admin(server, MIGRATE, { i: { appId: app.id, schema: withoutSlow } })).body.errors).toBeUndefined();
+    expect((await admin(server, DELETE, { i: { appId: app.id, name: 'slow' } })).body.data.deleteFunction.deleted).toBe(true);
     const gone = await app.gql('{ slow }', {}, anonymous);
-    expect(codes(gone.body)).toEqual(['FUNCTION_FAILED']);
+    expect(codes(gone.body)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect(endpoint.callsOf('slow').length).toBe(before);
-    // The schema can no longer be pushed as it is: its function is gone.
     const pushed = await admin(server, MIGRATE, { i: { appId: app.id, schema: BASE_SCHEMA + CUSTOM_FIELDS } });
     expect(codeOf(pushed.body)).toBe('SCHEMA_INVALID');
   });
