@@ -19,10 +19,11 @@ const ALLOWED = {
   oidc: ['outbound', 'secrets', 'errors'],
   accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
+  files: ['store', 'errors'], // file bytes: storage drivers, signed URLs, the removal worker
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'oidc', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
-  cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
+  cli: ['build', 'server', 'files', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

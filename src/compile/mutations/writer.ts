@@ -23,6 +23,8 @@ export interface MutationPorts {
   events: EventPorts;
   /** The app's BEFORE functions (absent: none is attached to any of its mutations). */
   hooks?: BeforeHooks | undefined;
+  /** Told when a committed mutation queued file bytes for removal (to remove them soon). */
+  blobsRemoved?(): void;
 }
 
 export interface Writer {
@@ -33,6 +35,8 @@ export interface Writer {
   s: CompileState;
   /** What the transaction changed, for subscribers (published as it commits). */
   events: RowEvents;
+  /** Set when the transaction queued file bytes for removal. */
+  blobsRemoved?: boolean;
 }
 
 /**
@@ -46,11 +50,15 @@ export async function writeTransaction<T>(store: Store, s: CompileState, ports: 
   // Asked before the transaction (the embedded store runs one statement at a time, and the
   // answer is usually cached): a subscription that opens while the mutation runs may miss it.
   const wanted = ports.events.wanted ? await ports.events.wanted() : true;
+  let blobsRemoved = false;
   const result = await store.transaction(async (tx) => {
-    const answer = await fn({ app: s.app, tx, accounts: ports.accounts, s, events });
+    const writer: Writer = { app: s.app, tx, accounts: ports.accounts, s, events };
+    const answer = await fn(writer);
     if (wanted) await events.capture(tx, s.app);
+    blobsRemoved = writer.blobsRemoved === true;
     return answer;
   });
+  if (blobsRemoved) ports.blobsRemoved?.();
   if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => ports.events.lost?.(err));
   return result;
 }
