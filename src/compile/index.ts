@@ -4,6 +4,8 @@
 export { AppContext } from './context.js';
 export type { AppVersion, FileUrlKeys } from './context.js';
 export { executeOperation, planQuery } from './execute.js';
+export { fileType, findFileRow } from './fileRow.js';
+export type { FileRow } from './fileRow.js';
 export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
 export type { EventPorts, MutationPorts } from './mutations/writer.js';
 export type { BeforeHooks, HookCaller } from './mutations/hooks.js';

@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
+import type { FileUrlKeys } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
@@ -38,11 +39,16 @@ export class AppRegistry {
   #unlisten: (() => Promise<void>) | undefined;
 
   readonly #onUpgradeError: (appId: string, err: unknown) => void;
+  readonly #files: FileUrlKeys | undefined;
 
-  /** `onUpgradeError`: an app made before today's built-in fields could not be given them. */
-  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}) {
+  /**
+   * `onUpgradeError`: an app made before today's built-in fields could not be given them.
+   * `files`: how apps' statements sign File download URLs.
+   */
+  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}, files?: FileUrlKeys) {
     this.#store = store;
     this.#onUpgradeError = onUpgradeError;
+    this.#files = files;
   }
 
   async start(): Promise<void> {
@@ -112,7 +118,7 @@ export class AppRegistry {
       }
     }
     const schema = appSchema(appId, live.version, live.model);
-    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
+    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema, files: this.#files });
     return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, loadedAt: Date.now() };
   }
 

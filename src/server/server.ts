@@ -1,6 +1,7 @@
 // Builds the Fastify instance: logger, limits and the plugins in the order of their hooks.
 // It neither opens nor closes the store; startServer does that.
 
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +22,11 @@ import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
+import { installFileDownloads } from './routes/fileDownloads.js';
+import { installMultipart } from './multipart.js';
+import { FileRemover, FileUrlSigner, urlExpiry } from '../files/index.js';
+import type { BlobStorage } from '../files/index.js';
+import type { FileUrlKeys } from '../compile/index.js';
 import { LoginThrottle, Mailer, pruneSessionsHourly } from '../accounts/index.js';
 import type { MailDefaults } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
@@ -70,6 +76,20 @@ export interface ServerOptions {
   tracer?: Tracer | undefined;
   /** Redeems apps' OpenID sign-ins (default none: loginUserWithOidc answers NOT_IMPLEMENTED). */
   oidc?: OidcRelyingParty | undefined;
+  /** Apps' files: where their bytes are kept and the secret their download URLs are signed with. */
+  files?: FileOptions | undefined;
+}
+
+export interface FileOptions {
+  /** Absent: the server keeps no files (uploads answer UNAVAILABLE). */
+  storage?: BlobStorage | undefined;
+  /**
+   * Download URLs are signed with a key derived from it; every instance needs the same one
+   * (default: a random one per process, for a single instance or a test).
+   */
+  secret?: string | undefined;
+  /** How often the removal worker looks for due removals (default 2 s). */
+  removalIntervalMs?: number | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -90,8 +110,9 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 /**
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
- *   parsing     JSON bodies only (415 otherwise), at most `bodyLimit` bytes (413)
- *   handler     routes: /admin/graphql, /graphql/:appId, /healthz, /readyz, /metrics
+ *   parsing     JSON bodies (at most `bodyLimit` bytes, 413), and multipart uploads to app
+ *               endpoints, their files streamed into storage; 415 otherwise
+ *   handler     routes: /admin/graphql, /graphql/:appId, /files/:appId/:fileId, /healthz, /readyz, /metrics
  *   errors      the error handler (coded bodies, INTERNAL masking) and the 404 handler
  *   onSend      drain: `Connection: close` once the server is shutting down
  *   onResponse  metrics (counter and histogram by route pattern); one log line per request
@@ -134,7 +155,22 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installErrorHandling(app, bodyLimit);
   installHealth(app, options.store);
   if (options.compression) installCompression(app);
-  const registry = new AppRegistry(store, (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'));
+  const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
+  const pads = signer.pads();
+  const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime) };
+  const registry = new AppRegistry(store, (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'), fileUrls);
+  const storage = options.files?.storage;
+  const remover = storage
+    ? new FileRemover(options.store, storage, {
+        intervalMs: options.files?.removalIntervalMs,
+        onError: (err, key) => app.log.warn({ err, key }, 'file bytes not removed yet (tried again later)'),
+      })
+    : undefined;
+  app.addHook('onReady', async () => remover?.start());
+  app.addHook('onClose', async () => {
+    await remover?.stop();
+    await storage?.close();
+  });
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
@@ -172,7 +208,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer }));
+  void app.register(async (scope) => {
+    // Uploads: multipart bodies to the app endpoints stream their files into storage.
+    installMultipart(scope, { store, registry, storage, fieldLimit: bodyLimit, released: () => remover?.wake(), onError: (err) => app.log.warn({ err }, 'uploads not released') });
+    installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
+  });
+  installFileDownloads(app, { store, registry, signer, storage });
   installConsole(app);
   return app;
 }
