@@ -3,7 +3,7 @@
 // request of the GraphQL multipart request specification (what Apollo Upload Client, urql and
 // graphql-request send), or the original service's `blobFieldName` form.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiskStorage } from '../../src/files/index.js';
@@ -24,6 +24,8 @@ export interface FileServer {
   storage: BlobStorage;
   /** The S3 server, for the s3 driver. */
   s3?: TestS3;
+  /** The keys stored for an app (`<appId>/<uuid>`), temporary files included. */
+  stored(appId: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,11 @@ export async function startFileServer(kind: StoreKind, driver: DriverKind, optio
     server,
     storage,
     ...(s3 ? { s3 } : {}),
+    async stored(appId) {
+      if (s3) return s3.keys(`${appId}/`);
+      const names = await readdir(join(dir as string, appId)).catch(() => [] as string[]);
+      return names.map((n) => `${appId}/${n}`);
+    },
     async close() {
       await server.close();
       await storage.close();
@@ -118,6 +125,16 @@ export async function signUp(app: TestApp, username: string): Promise<{ id: stri
 /** Uploads one file as `who` with createFile; the reply. */
 export async function uploadFile(app: TestApp, who: Record<string, string>, file: Omit<Upload, 'name'>, input: Record<string, unknown> = {}): Promise<Reply> {
   return multipart(app, { query: CREATE_FILE, variables: { input: { ...input, blob: null } } }, { 0: ['variables.input.blob'] }, [{ ...file, name: '0' }], who);
+}
+
+/** Waits (polling, up to `ms`) until `check` holds; false if it never did. */
+export async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export { createTestApp };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 // s3rver ships no types; its constructor options and run/close are all the tests use.
 // @ts-expect-error -- untyped package
 import S3rver from 's3rver';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { S3Storage } from '../../src/files/index.js';
 
 export const S3_BUCKET = 'tessera-files';
@@ -26,6 +27,8 @@ export interface TestS3 {
   stop(): Promise<void>;
   /** Starts it again on the same port and directory. */
   start(): Promise<void>;
+  /** The object keys under a prefix. */
+  keys(prefix: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -51,6 +54,15 @@ export async function startS3(): Promise<TestS3> {
     storage: () => new S3Storage({ bucket: S3_BUCKET, endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS }),
     stop,
     start,
+    async keys(prefix) {
+      const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS });
+      try {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: S3_BUCKET, Prefix: prefix }));
+        return (listed.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+      } finally {
+        client.destroy();
+      }
+    },
     async close() {
       await stop();
       await rm(directory, { recursive: true, force: true });
