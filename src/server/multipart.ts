@@ -125,7 +125,7 @@ function readParts(payload: IncomingMessage, request: FastifyRequest, options: M
         // Recorded before any byte is written: a crash leaves an orphan the worker removes.
         await expectUpload(store, held.appId, key, UPLOAD_GRACE_SECONDS);
         const stored = await storage.put(key, stream, maxFileSize);
-        return new UploadedBlob(held.appId, id, key, filename ?? '', mimeType ?? '', stored.size, stored.sha256);
+        return new UploadedBlob(held.appId, id, key, partFilename(filename), mimeType ?? '', stored.size, stored.sha256);
       })();
       job.then(() => streams.delete(stream), fail);
       jobs.set(name, job);
@@ -153,6 +153,11 @@ function readParts(payload: IncomingMessage, request: FastifyRequest, options: M
   }).catch((err: unknown) => {
     throw isTesseraError(err) ? err : new TesseraError('BAD_USER_INPUT', 'The upload failed');
   });
+}
+
+/** A part's file name as the user named it: browsers (HTML's form encoding) escape `"`, CR and LF. */
+function partFilename(filename: string | undefined): string {
+  return (filename ?? '').replace(/%22|%0D|%0A/gi, (e) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[e.toUpperCase()] ?? e);
 }
 
 function parseJson(name: string, text: string | undefined): unknown {
