@@ -24,6 +24,8 @@ export interface AccountRuntime {
   mailer: Mailer;
   /** The OpenID relying party (absent in servers that sign no one in with OpenID Connect). */
   oidc?: OidcRelyingParty | undefined;
+  /** A committed mutation queued file bytes for removal (the removal worker may look now). */
+  blobsRemoved?: (() => void) | undefined;
 }
 
 /** The ports of mutations of `app`, for a caller at `address`. */
@@ -36,6 +38,7 @@ export function mutationPorts(app: LiveApp, services: AccountRuntime, address: s
       // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
       log: (detail, message) => log?.info(detail, message),
     }),
+    ...(services.blobsRemoved ? { blobsRemoved: services.blobsRemoved } : {}),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),

@@ -90,6 +90,8 @@ export interface FileOptions {
   secret?: string | undefined;
   /** How often the removal worker looks for due removals (default 2 s). */
   removalIntervalMs?: number | undefined;
+  /** False: this instance removes no bytes itself and leaves the queue to other instances (default true). */
+  removals?: boolean | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -160,7 +162,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime) };
   const registry = new AppRegistry(store, (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'), fileUrls);
   const storage = options.files?.storage;
-  const remover = storage
+  const remover = storage && options.files?.removals !== false
     ? new FileRemover(options.store, storage, {
         intervalMs: options.files?.removalIntervalMs,
         onError: (err, key) => app.log.warn({ err, key }, 'file bytes not removed yet (tried again later)'),
@@ -194,7 +196,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc });
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, blobsRemoved: () => remover?.wake() });
   const webSocket = installAppSubscriptions(app, {
     operations,
     store,

@@ -34,6 +34,8 @@ export interface OperationServices {
   persisted: PersistedQueries;
   /** Redeems OpenID sign-ins (absent: the server has no secret key, and none works). */
   oidc?: OidcRelyingParty | undefined;
+  /** A committed mutation queued file bytes for removal: the worker may look now. */
+  blobsRemoved?: (() => void) | undefined;
 }
 
 /** One operation's circumstances: the app, who asks, from where, under which request id. */
