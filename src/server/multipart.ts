@@ -25,8 +25,7 @@ import type { AppRegistry } from './appRegistry.js';
 export interface MultipartOptions {
   store: Store;
   registry: AppRegistry;
-  /** Absent: the server keeps no files, and uploads answer UNAVAILABLE. */
-  storage: BlobStorage | undefined;
+  storage: BlobStorage;
   /** Largest non-file part (`operations`, `map`, `query`, `variables`), as for a JSON body. */
   fieldLimit: number;
   /** Uploads were released (their bytes can go now). */
@@ -65,11 +64,12 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
     if (!live) throw notFound(unknownApp(appId));
     const type = fileType(live.context);
     const blob = type && builtinTraits(type)?.blob;
-    if (!options.storage || !blob) throw new TesseraError('UNAVAILABLE', 'This server keeps no files');
+    // An app whose File could not be added when it was loaded (docs/files.md).
+    if (!blob) throw badInput('This app has no File type: it takes no uploads');
     const held: RequestUploads = { appId, keys: [] };
     uploads.set(request, held);
     try {
-      const parts = await readParts(payload, request, { ...options, storage: options.storage }, held, live.context.app.settings.maxFileSize);
+      const parts = await readParts(payload, request, options, held, live.context.app.settings.maxFileSize);
       return operationOf(parts, blob.upload);
     } catch (err) {
       await release(request);
@@ -86,7 +86,7 @@ interface Parts {
 }
 
 /** Reads every part: fields as text, files streamed into storage. Rejects at the first failure. */
-function readParts(payload: IncomingMessage, request: FastifyRequest, options: MultipartOptions & { storage: BlobStorage }, held: RequestUploads, maxFileSize: number): Promise<Parts> {
+function readParts(payload: IncomingMessage, request: FastifyRequest, options: MultipartOptions, held: RequestUploads, maxFileSize: number): Promise<Parts> {
   const { storage, store } = options;
   const fields = new Map<string, string>();
   const jobs = new Map<string, Promise<UploadedBlob>>();

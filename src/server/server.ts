@@ -212,7 +212,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
   void app.register(async (scope) => {
     // Uploads: multipart bodies to the app endpoints stream their files into storage.
-    installMultipart(scope, { store, registry, storage, fieldLimit: bodyLimit, released: () => remover?.wake(), onError: (err) => app.log.warn({ err }, 'uploads not released') });
+    // A server that keeps no files answers multipart bodies 415, as any other media type.
+    if (storage) installMultipart(scope, { store, registry, storage, fieldLimit: bodyLimit, released: () => remover?.wake(), onError: (err) => app.log.warn({ err }, 'uploads not released') });
     installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
   });
   installFileDownloads(app, { store, registry, signer, storage });
