@@ -23,7 +23,7 @@ const ALLOWED = {
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'oidc', 'errors', 'sql'],
   server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
-  cli: ['build', 'server', 'files', 'admin', 'store', 'model', 'errors'],
+  cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

@@ -16,6 +16,27 @@ async function codeOf(response: Response): Promise<string> {
   return ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code ?? '';
 }
 
+describe.each(STORE_KINDS)('downloads with compression on (%s store)', (kind) => {
+  it('sends the bytes as stored, with their length and ranges, whatever the client accepts', async () => {
+    const fs = await startFileServer(kind, 'disk', { compression: true });
+    try {
+      const app = await createTestApp(fs.server, '');
+      const alice = await signUp(app, 'alice');
+      const text = 'compressible '.repeat(1000);
+      const file = (await uploadFile(app, alice.headers, { filename: 'a.txt', type: 'text/plain', bytes: text })).body.data.createFile.changedFile;
+      const whole = await fetch(file.url, { headers: { 'accept-encoding': 'gzip, br' } });
+      expect(whole.headers.get('content-encoding')).toBeNull();
+      expect(whole.headers.get('content-length')).toBe(String(text.length));
+      expect(await whole.text()).toBe(text);
+      const part = await fetch(file.url, { headers: { 'accept-encoding': 'gzip, br', range: 'bytes=0-11' } });
+      expect(part.status).toBe(206);
+      expect(await part.text()).toBe('compressible');
+    } finally {
+      await fs.close();
+    }
+  });
+});
+
 describe.each(COMBOS)('downloads (%s store, %s storage)', (kind, driver) => {
   let fs: FileServer;
   let app: TestApp;

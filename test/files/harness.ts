@@ -30,7 +30,7 @@ export interface FileServer {
 }
 
 /** A server of `kind` storing files with `driver`; the removal worker looks every 200 ms. */
-export async function startFileServer(kind: StoreKind, driver: DriverKind, options: { removals?: boolean } = {}): Promise<FileServer> {
+export async function startFileServer(kind: StoreKind, driver: DriverKind, options: { removals?: boolean; compression?: boolean } = {}): Promise<FileServer> {
   let dir: string | undefined;
   let s3: TestS3 | undefined;
   let storage: BlobStorage;
@@ -43,7 +43,7 @@ export async function startFileServer(kind: StoreKind, driver: DriverKind, optio
   }
   // The server closes its own storage; the tests read through a second driver of the same store.
   const serverStorage = s3 ? s3.storage() : new DiskStorage(dir as string);
-  const server = await startTestServer(kind, { files: { storage: serverStorage, secret: 'a test secret of the file urls', removalIntervalMs: 200, removals: options.removals ?? true } });
+  const server = await startTestServer(kind, { compression: options.compression ?? false, files: { storage: serverStorage, secret: 'a test secret of the file urls', removalIntervalMs: 200, removals: options.removals ?? true } });
   return {
     server,
     storage,

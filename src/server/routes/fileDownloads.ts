@@ -25,7 +25,8 @@ export interface FileDownloadOptions {
 const CONTENT_SECURITY_POLICY = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox";
 
 export function installFileDownloads(app: FastifyInstance, options: FileDownloadOptions): void {
-  app.get('/files/:appId/:fileId', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Bytes go as stored: compressing would drop Content-Length and break byte ranges.
+  app.get('/files/:appId/:fileId', { compress: false }, async (request: FastifyRequest, reply: FastifyReply) => {
     const { appId, fileId } = request.params as { appId: string; fileId: string };
     const query = request.query as Record<string, unknown>;
     const check = options.signer.check(appId, fileId, stringOf(query.expires), stringOf(query.signature));
