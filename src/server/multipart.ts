@@ -20,7 +20,7 @@ import { builtinTraits } from '../model/index.js';
 import { expectUpload, fileKey, releaseUpload } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { unknownApp } from './appPorts.js';
-import type { AppRegistry } from './appRegistry.js';
+import type { AppRegistry, LiveApp } from './appRegistry.js';
 
 export interface MultipartOptions {
   store: Store;
@@ -28,6 +28,11 @@ export interface MultipartOptions {
   storage: BlobStorage;
   /** Largest non-file part (`operations`, `map`, `query`, `variables`), as for a JSON body. */
   fieldLimit: number;
+  /**
+   * Checks the request's credential before any file is stored (throws UNAUTHENTICATED for a
+   * refused one), so a bad token costs no storage.
+   */
+  identify?: (live: LiveApp, authorization: string | undefined) => Promise<unknown>;
   /** Uploads were released (their bytes can go now). */
   released?: () => void;
   onError?: (err: unknown) => void;
@@ -62,6 +67,7 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
     const { appId } = request.params as { appId: string };
     const live = await options.registry.get(appId);
     if (!live) throw notFound(unknownApp(appId));
+    await options.identify?.(live, request.headers.authorization);
     const type = fileType(live.context);
     const blob = type && builtinTraits(type)?.blob;
     // An app whose File could not be added when it was loaded (docs/files.md).

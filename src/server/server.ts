@@ -213,7 +213,17 @@ export function createServer(options: ServerOptions): FastifyInstance {
   void app.register(async (scope) => {
     // Uploads: multipart bodies to the app endpoints stream their files into storage.
     // A server that keeps no files answers multipart bodies 415, as any other media type.
-    if (storage) installMultipart(scope, { store, registry, storage, fieldLimit: bodyLimit, released: () => remover?.wake(), onError: (err) => app.log.warn({ err }, 'uploads not released') });
+    if (storage) {
+      installMultipart(scope, {
+        store,
+        registry,
+        storage,
+        fieldLimit: bodyLimit,
+        identify: (live, authorization) => operations.identify(live, authorization),
+        released: () => remover?.wake(),
+        onError: (err) => app.log.warn({ err }, 'uploads not released'),
+      });
+    }
     installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
   });
   installFileDownloads(app, { store, registry, signer, storage });

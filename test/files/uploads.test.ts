@@ -126,6 +126,16 @@ describe.each(COMBOS)('uploads (%s store, %s storage)', (kind, driver) => {
       await nothingLeft();
     });
 
+    it('a refused credential is UNAUTHENTICATED (401) before any byte is stored', async () => {
+      useEmpty();
+      const reply = await uploadFile(app, { authorization: 'Bearer not-a-token' }, { filename: 'a.txt', bytes: randomBytes(50_000) });
+      expect(reply.status).toBe(401);
+      expect(reply.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      // Not even queued: nothing was written.
+      expect(await listFileRemovals(fs.server.store, app.id)).toEqual([]);
+      expect(await fs.stored(app.id)).toEqual([]);
+    });
+
     it('a file over maxFileSize is LIMIT_EXCEEDED (413) while it streams, and nothing is kept', async () => {
       useEmpty();
       const bob = await signUp(app, 'bob2');
