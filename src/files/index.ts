@@ -2,7 +2,7 @@
 // and S3 drivers), the signed download URLs, and the worker removing bytes whose row is gone.
 
 export { DiskStorage } from './disk.js';
-export { S3Storage } from './s3.js';
+export { openS3Storage } from './openS3.js';
 export type { S3Options } from './s3.js';
 export { checkKey, checkPrefix } from './storage.js';
 export type { BlobStorage, ByteRange, StoredBlob } from './storage.js';

@@ -17,7 +17,7 @@ import { resolveSecretKey } from './secretKey.js';
 import type { SecretKey } from './secretKey.js';
 import { OidcRelyingParty } from '../oidc/index.js';
 import { SecretBox } from '../secrets/index.js';
-import { DiskStorage, S3Storage } from '../files/index.js';
+import { DiskStorage, openS3Storage } from '../files/index.js';
 import type { BlobStorage } from '../files/index.js';
 import { createServer } from './server.js';
 import type { LogDestination } from './server.js';
@@ -84,8 +84,8 @@ async function openConfiguredStore(config: ServerConfig): Promise<Store> {
 }
 
 /** Apps' file bytes: the configured S3 bucket, or `<data dir>/files`. */
-function fileStorage(config: ServerConfig): BlobStorage {
-  if (config.s3) return new S3Storage({ bucket: config.s3.bucket, endpoint: config.s3.endpoint, region: config.s3.region, forcePathStyle: config.s3.forcePathStyle });
+async function fileStorage(config: ServerConfig): Promise<BlobStorage> {
+  if (config.s3) return openS3Storage({ bucket: config.s3.bucket, endpoint: config.s3.endpoint, region: config.s3.region, forcePathStyle: config.s3.forcePathStyle });
   return new DiskStorage(join(config.dataDir, 'files'));
 }
 
@@ -140,7 +140,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     compression: config.compression,
     tracer: tracing?.tracer,
     oidc,
-    files: { storage: fileStorage(config), secret: secretKey.key },
+    files: { storage: await fileStorage(config), secret: secretKey.key },
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

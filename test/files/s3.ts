@@ -9,7 +9,7 @@ import { join } from 'node:path';
 // @ts-expect-error -- untyped package
 import S3rver from 's3rver';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { S3Storage } from '../../src/files/index.js';
+import { S3Storage } from '../../src/files/s3.js';
 
 export const S3_BUCKET = 'tessera-files';
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
