@@ -20,9 +20,10 @@ const ALLOWED = {
   functions: ['outbound', 'secrets', 'store', 'sql', 'model', 'errors'], // an app's HTTP endpoints: calls, signatures, the outbox's delivery
   accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
+  files: ['store', 'errors'], // file bytes: storage drivers, signed URLs, the removal worker
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'errors'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'errors'],
   cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
   bench: null, // benchmarks may use anything
 };

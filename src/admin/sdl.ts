@@ -32,6 +32,8 @@ const SETTING_FIELDS: Readonly<Record<keyof AppSettings, { type: 'Int' | 'Boolea
   verifyEmailText: { type: 'String', description: 'Text of the address verification mail; must hold {{token}} ({{appName}}, {{username}} are replaced too); null: the built-in one.', nullable: true },
   resetPasswordSubject: { type: 'String', description: 'Subject of the password reset mail; null: the built-in one.', nullable: true },
   resetPasswordText: { type: 'String', description: 'Text of the password reset mail; must hold {{token}}; null: the built-in one.', nullable: true },
+  maxFileSize: { type: 'Int', description: 'The largest file an upload may hold, in bytes; a bigger one is refused with LIMIT_EXCEEDED and nothing is kept.' },
+  fileUrlLifetimeSeconds: { type: 'Int', description: "How long a File's signed download URL stays valid, in seconds." },
 };
 
 /** A setting's description with its default and, for numbers, the values it may take. */

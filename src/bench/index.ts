@@ -13,6 +13,7 @@ import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
+import { filesSection } from './filesBench.js';
 import { functionsSection, hooksSection } from './functionsBench.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
@@ -67,7 +68,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, soak: soakSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, soak: soakSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

@@ -15,6 +15,19 @@ export interface AppVersion {
   model: AppModel;
   settings: AppSettings;
   schema: GraphQLSchema;
+  /** How the statements sign File download URLs; absent: `url` reads null. */
+  files?: FileUrlKeys | undefined;
+}
+
+/** What a statement needs to make a signed File download URL (files stage: FileUrlSigner). */
+export interface FileUrlKeys {
+  /** The server's public base URL (`https://api.example.com`). */
+  base(): string;
+  /** The signing key XORed with HMAC-SHA256's inner and outer pads, hex. */
+  inner: string;
+  outer: string;
+  /** When a URL made now expires (unix seconds), for a lifetime in seconds. */
+  expiry(lifetimeSeconds: number): number;
 }
 
 export type { Link } from '../model/index.js';

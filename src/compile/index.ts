@@ -2,8 +2,10 @@
 // turns a validated operation into SQL statements and transactions.
 
 export { AppContext } from './context.js';
-export type { AppVersion } from './context.js';
+export type { AppVersion, FileUrlKeys } from './context.js';
 export { executeOperation, planQuery } from './execute.js';
+export { fileType, findFileRow } from './fileRow.js';
+export type { FileRow } from './fileRow.js';
 export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
 export type { EventPorts, MutationPorts } from './mutations/writer.js';
 export type { BeforeHooks, HookCaller } from './mutations/hooks.js';

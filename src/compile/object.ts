@@ -4,6 +4,7 @@
 
 import { getNamedType, isObjectType } from 'graphql';
 import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
+import { builtinTraits } from '../model/index.js';
 import type { ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -11,6 +12,7 @@ import { readArguments } from './args.js';
 import { connection } from './connection.js';
 import type { RowSource } from './connection.js';
 import { findField } from './context.js';
+import { fileUrl } from './fileUrl.js';
 import { idSql } from './ids.js';
 import { collectFields, subSelections } from './selection.js';
 import { TRUE, whereAll } from './where.js';
@@ -71,6 +73,7 @@ export function modelObject(s: CompileState, type: ModelType, row: SqlFragment, 
     if (name === '__typename') pairs.push([key, sql`${literal(type.name)}::text`]);
     else if (name === 'id') pairs.push([key, idSql(type.name, sql`${row}.id`)]);
     else if (name === 'createdAt' || name === 'modifiedAt') pairs.push([key, dateTimeOut(sql`${row}.${ident(name)}`)]);
+    else if (name === builtinTraits(type)?.blob?.url) pairs.push([key, fileUrl(s, type, row)]);
     else {
       const field = findField(type, name);
       if (!field) throw new Error(`unknown field ${type.name}.${name}`);

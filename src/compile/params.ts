@@ -59,7 +59,8 @@ export function resolve(v: unknown, request: RequestValues): unknown {
 export function resolveDeep(v: unknown, request: RequestValues): unknown {
   if (v instanceof VarRef) return request.variables[v.name];
   if (Array.isArray(v)) return v.map((item) => resolveDeep(item, request));
-  if (v !== null && typeof v === 'object') {
+  // Plain objects are argument trees; any other object is a value as it is (an Upload's file).
+  if (v !== null && typeof v === 'object' && isPlainObject(v)) {
     const out: Record<string, unknown> = {};
     for (const [k, item] of Object.entries(v)) {
       const resolved = resolveDeep(item, request);
@@ -68,6 +69,11 @@ export function resolveDeep(v: unknown, request: RequestValues): unknown {
     return out;
   }
   return v;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 function holdsVariable(v: unknown): boolean {

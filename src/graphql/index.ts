@@ -6,4 +6,5 @@ export { SCHEMA_CACHE_SIZE, appSchema } from './schemaCache.js';
 export { printApiSchema } from './print.js';
 export { DateTimeScalar, JSONScalar, TextScalar, parseDateTimeInput } from './scalars.js';
 export { roleOf } from './roles.js';
+export { UploadScalar, UploadedBlob, isUploadedBlob } from './upload.js';
 export type { FieldRole, RoleKind } from './roles.js';

@@ -1,8 +1,9 @@
 // The output object of each @model type (`Post implements Node & Timestamped`), the two
 // interfaces every one implements, and the join object of each many-to-many relation.
 
-import { GraphQLID, GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType } from 'graphql';
+import { GraphQLID, GraphQLInterfaceType, GraphQLNonNull, GraphQLObjectType, GraphQLString } from 'graphql';
 import type { GraphQLFieldConfigMap } from 'graphql';
+import { builtinTraits } from '../model/index.js';
 import type { Relation } from '../model/index.js';
 import { connectionArgs, relationConnectionType } from './connections.js';
 import type { TypeRegistry } from './registry.js';
@@ -53,6 +54,13 @@ export function modelObjectType(reg: TypeRegistry, typeName: string): GraphQLObj
           } else {
             fields[field.name] = { type: relationConnectionType(reg, type, field), args: connectionArgs(reg, field.target) };
           }
+        }
+        const blob = builtinTraits(type)?.blob;
+        if (blob) {
+          fields[blob.url] = {
+            type: new GraphQLNonNull(GraphQLString),
+            description: "A signed URL to download the file's bytes, valid for the app's fileUrlLifetimeSeconds.",
+          };
         }
         return fields;
       },

@@ -3,9 +3,10 @@
 
 import { GraphQLID, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString } from 'graphql';
 import type { GraphQLInputFieldConfig, GraphQLInputFieldConfigMap } from 'graphql';
-import { idColumn, isManagedField } from '../model/index.js';
+import { builtinTraits, idColumn, isManagedField } from '../model/index.js';
 import type { ValueField } from '../model/index.js';
 import type { TypeRegistry } from './registry.js';
+import { UploadScalar } from './upload.js';
 import { valueInputType } from './valueTypes.js';
 
 /** Every mutation input's `clientMutationId`, echoed in the payload (Relay). */
@@ -25,10 +26,14 @@ export function createInputType(reg: TypeRegistry, typeName: string): GraphQLInp
       name,
       fields: () => {
         const fields: GraphQLInputFieldConfigMap = {};
+        const blob = builtinTraits(type)?.blob;
+        // A file's name and media type default to the uploaded part's.
+        const fromUpload = new Set(blob ? [blob.name, blob.contentType] : []);
+        if (blob) fields[blob.upload] = { type: new GraphQLNonNull(UploadScalar), description: 'The file: a part of the same multipart request.' };
         for (const field of type.fields) {
           if (isManagedField(field)) continue;
           if (field.kind === 'value') {
-            fields[field.name] = { type: valueInputType(reg, field, mustBeGiven(field)) };
+            fields[field.name] = { type: valueInputType(reg, field, mustBeGiven(field) && !fromUpload.has(field.name)) };
           } else if (!field.list) {
             fields[idColumn(field.name)] = { type: GraphQLID, description: `The id of an existing object of type ${field.target} to relate to.` };
             fields[field.name] = {

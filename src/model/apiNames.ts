@@ -24,6 +24,8 @@ export type AggregateName = 'min' | 'max' | 'sum' | 'avg';
 /** Type names every app's API has, whatever its schema (the scalars included). */
 export const API_TYPE_NAMES: readonly string[] = [
   ...SCALARS,
+  // The files of a multipart request (the built-in File's createFile takes one).
+  'Upload',
   'Node',
   'Timestamped',
   'Viewer',

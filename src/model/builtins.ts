@@ -1,6 +1,7 @@
-// The built-in parts of every app: the User and Role types, their UserRoles many-to-many
-// relation with its accessLevel join field, and the AccessLevel enum — and, as data, how they
-// behave: their default rules, their fields' write rules, what creating one does. Generic code
+// The built-in parts of every app: the User, Role and File types, their UserRoles many-to-many
+// relation with its accessLevel join field, File's owner, and the AccessLevel enum — and, as
+// data, how they behave: their default rules, their fields' write rules, what creating one does.
+// Generic code
 // (rules, row writes, the generated API, DDL) reads these tables and never branches on a
 // built-in type's name; account behaviour itself lives in the accounts stage.
 
@@ -10,11 +11,14 @@ export const USER = 'User';
 export const ROLE = 'Role';
 export const USER_ROLES = 'UserRoles';
 export const ACCESS_LEVEL = 'AccessLevel';
+export const FILE = 'File';
+/** The relation of `File.owner`, the uploader; `User` has no field of it unless the app declares one. */
+export const FILE_OWNER = 'FileOwner';
 /** The role every app starts with; its members are the app's admins. */
 export const ADMIN_ROLE = 'admin';
 
 /** Built-in `@model` types; an app may add fields to them with `type User @model { … }`. */
-export const BUILTIN_TYPES: readonly string[] = [USER, ROLE];
+export const BUILTIN_TYPES: readonly string[] = [USER, ROLE, FILE];
 
 function builtinValue(name: string, spec: Partial<ValueField> & Pick<ValueField, 'type'>): ValueField {
   return {
@@ -32,7 +36,7 @@ function builtinValue(name: string, spec: Partial<ValueField> & Pick<ValueField,
   };
 }
 
-/** The built-in fields of `User` or `Role`, in order (fresh objects on every call). */
+/** The built-in fields of `User`, `Role` or `File`, in order (fresh objects on every call). */
 export function builtinFields(type: string): Field[] {
   if (type === USER) {
     return [
@@ -50,6 +54,15 @@ export function builtinFields(type: string): Field[] {
       { kind: 'relation', name: 'members', target: USER, list: true, relation: USER_ROLES, builtin: true, permissions: [] },
     ];
   }
+  if (type === FILE) {
+    return [
+      builtinValue('name', { type: { kind: 'scalar', name: 'String' }, required: true }),
+      builtinValue('contentType', { type: { kind: 'scalar', name: 'String' }, required: true }),
+      builtinValue('size', { type: { kind: 'scalar', name: 'Int' }, required: true }),
+      builtinValue('sha256', { type: { kind: 'scalar', name: 'String' }, required: true }),
+      { kind: 'relation', name: 'owner', target: USER, list: false, relation: FILE_OWNER, builtin: true, permissions: [] },
+    ];
+  }
   return [];
 }
 
@@ -62,9 +75,22 @@ export function builtinEnum(): EnumType {
   return { name: ACCESS_LEVEL, values: ['admin', 'readwrite', 'readonly'], builtin: true };
 }
 
-/** Built-in fields the server maintains and no input may set (`User.lastLogin`, `User.emailVerified`). */
+/**
+ * Built-in fields the server maintains and no input may set: `User.lastLogin`,
+ * `User.emailVerified`, and what an upload decides of a File (its size, digest and uploader).
+ */
+const MANAGED_FIELDS: ReadonlySet<string> = new Set(['lastLogin', 'emailVerified', 'size', 'sha256', 'owner']);
+
 export function isManagedField(field: Field): boolean {
-  return field.kind === 'value' && field.builtin && (field.name === 'lastLogin' || field.name === 'emailVerified');
+  return field.builtin && MANAGED_FIELDS.has(field.name);
+}
+
+/**
+ * Built-in relations whose built-in field has no reverse field unless the app declares one
+ * (`File.owner`): the list end of such a relation names no field (`''`).
+ */
+export function isOneSidedBuiltin(relation: string): boolean {
+  return relation === FILE_OWNER;
 }
 
 /**
@@ -78,6 +104,7 @@ export function adoptableBuiltin(type: string, field: string): boolean {
 
 /** Whether a stored model lacks built-in fields this version has (an app made before them). */
 export function lacksBuiltins(model: AppModel): boolean {
+  if (BUILTIN_TYPES.some((name) => !model.types.some((t) => t.builtin && t.name === name))) return true;
   return model.types.some((type) => {
     if (!type.builtin) return false;
     const have = new Set(type.fields.filter((f) => f.builtin).map((f) => f.name));
@@ -85,8 +112,11 @@ export function lacksBuiltins(model: AppModel): boolean {
   });
 }
 
-/** A default rule of a built-in type: a scope that needs no arguments. */
-export type DefaultScope = 'EVERYONE' | 'AUTHENTICATED' | 'SELF';
+/**
+ * A default rule of a built-in type: a scope that needs no arguments, or the users a relation
+ * field of the row leads to (`{ relation: 'owner' }`: the File's uploader).
+ */
+export type DefaultScope = 'EVERYONE' | 'AUTHENTICATED' | 'SELF' | { relation: string };
 
 /** What a built-in type is and does, beyond its fields. */
 export interface BuiltinTypeTraits {
@@ -111,6 +141,13 @@ export interface BuiltinTypeTraits {
   reserved?: { field: string; value: string };
   /** Rows every app starts with. */
   seed?: readonly Readonly<Record<string, string>>[];
+  /**
+   * Rows describe stored bytes (files): they are created from an upload given in the input
+   * field `upload`, which decides the value fields named here; the creating user is set in the
+   * relation field `owner`; `url` is the read-only field answering a signed download URL.
+   * Deleting a row queues its bytes for removal in the same transaction.
+   */
+  blob?: { upload: string; owner: string; url: string; name: string; contentType: string; size: string; sha256: string };
 }
 
 /**
@@ -130,7 +167,21 @@ const TYPE_TRAITS: Readonly<Record<string, BuiltinTypeTraits>> = {
     reserved: { field: 'name', value: ADMIN_ROLE },
     seed: [{ name: ADMIN_ROLE }],
   },
+  [FILE]: {
+    defaultRules: { create: ['AUTHENTICATED'], read: [{ relation: 'owner' }], update: [{ relation: 'owner' }], delete: [{ relation: 'owner' }] },
+    blob: { upload: 'blob', owner: 'owner', url: 'url', name: 'name', contentType: 'contentType', size: 'size', sha256: 'sha256' },
+  },
 };
+
+/** Names a built-in type's API uses beyond its fields (File's `url` and `blob`), with what they are. */
+export function reservedFieldNames(type: string): Map<string, string> {
+  const blob = TYPE_TRAITS[type]?.blob;
+  if (!blob) return new Map();
+  return new Map([
+    [blob.url, "the File's signed download URL"],
+    [blob.upload, 'the upload input of createFile'],
+  ]);
+}
 
 /** The traits of a built-in type; undefined for an app's own types. */
 export function builtinTraits(type: ModelType): BuiltinTypeTraits | undefined {

@@ -28,7 +28,7 @@ const KIND_LABEL: Record<Relation['kind'], string> = {
 /** `one-to-many relation PostAuthor (Post.author ↔ User.posts)`. */
 export function relationLabel(relation: Relation): string {
   const [a, b] = relation.ends;
-  const ends = relation.kind === 'selfManyToMany' ? `${a.type}.${a.field}` : `${a.type}.${a.field} ↔ ${b.type}.${b.field}`;
+  const ends = relation.kind === 'selfManyToMany' || b.field === '' ? `${a.type}.${a.field}` : `${a.type}.${a.field} ↔ ${b.type}.${b.field}`;
   return `${KIND_LABEL[relation.kind]} relation ${relation.name} (${ends})`;
 }
 

@@ -292,7 +292,8 @@ function diffRelations(prev: AppModel, next: AppModel, typeMatches: TypeMatches,
     }
     for (const [i, end] of after.ends.entries()) {
       const old = before.ends[i];
-      if (!old || old.field === end.field || (i === 1 && after.kind === 'selfManyToMany')) continue;
+      // An end naming no field (a one-sided built-in relation) gaining or losing one renames nothing.
+      if (!old || old.field === end.field || old.field === '' || end.field === '' || (i === 1 && after.kind === 'selfManyToMany')) continue;
       add({ kind: 'renameField', type: end.type, from: old.field, to: end.field }, `Rename field ${end.type}.${old.field} to ${end.type}.${end.field}`);
     }
     diffJoinFields(before, after, add);

@@ -10,7 +10,7 @@ export { API_TYPE_NAMES, ApiNames, isTextField } from './apiNames.js';
 export type { AggregateName, EdgeVerb, NameEntry, RowVerb } from './apiNames.js';
 export { declaredNames } from './generated.js';
 export type { DeclaredName } from './generated.js';
-export { ACCESS_LEVEL, ADMIN_ROLE, BUILTIN_TYPES, ROLE, USER, USER_ROLES, accountType, adoptableBuiltin, builtinFields, builtinTraits, fieldTraits, isManagedField, lacksBuiltins, isMembership, membershipOf } from './builtins.js';
+export { ACCESS_LEVEL, ADMIN_ROLE, BUILTIN_TYPES, FILE, FILE_OWNER, ROLE, USER, USER_ROLES, accountType, adoptableBuiltin, builtinFields, builtinTraits, fieldTraits, isManagedField, isOneSidedBuiltin, lacksBuiltins, isMembership, membershipOf } from './builtins.js';
 export type { BuiltinFieldTraits, BuiltinTypeTraits, DefaultScope, Membership } from './builtins.js';
 export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
 export { normalizeDateTime } from './datetime.js';

@@ -4,7 +4,7 @@
 import { GraphQLError, Lexer, Source, TokenKind, parse } from 'graphql';
 import type { ASTNode, ConstDirectiveNode, DocumentNode, FieldDefinitionNode } from 'graphql';
 import { schemaInvalid } from '../errors/index.js';
-import { ACCESS_LEVEL, BUILTIN_TYPES, builtinFields } from './builtins.js';
+import { ACCESS_LEVEL, BUILTIN_TYPES, builtinFields, reservedFieldNames } from './builtins.js';
 import { readCustomFields } from './customFields.js';
 import type { ReadCustomField } from './customFields.js';
 import { collectDeclarations, emptyDeclarations } from './definitions.js';
@@ -106,6 +106,10 @@ function readModelTypes({ declarations, pass, fieldNodes, report }: Reading): Mo
     });
     const read: ReadFields = declaration ? readFields('model', declaration.node, builtins, pass) : { fields: builtins, nodes: new Map() };
     fieldNodes.set(name, read.nodes);
+    for (const [field, why] of reservedFieldNames(name)) {
+      const node = read.nodes.get(field);
+      if (node) report(`${name}.${field} cannot be declared: it is ${why}`, node.name);
+    }
     return modelType(name, declaration, read.fields, report);
   });
 }

@@ -2,7 +2,7 @@
 // kind and where it is stored (a foreign-key column or a join table), and attaches @join types.
 
 import type { ConstValueNode } from 'graphql';
-import { USER_ROLES, builtinJoinFields } from './builtins.js';
+import { USER_ROLES, builtinJoinFields, isOneSidedBuiltin } from './builtins.js';
 import type { TypeDeclaration } from './definitions.js';
 import { argumentValue, single, stringArgument } from './directives.js';
 import type { ReadFields, RelationFieldRef } from './fields.js';
@@ -71,6 +71,7 @@ function relationOf(name: string, group: RelationFieldRef[], report: Report): Re
   }
   if (!b) {
     if (a.field.list && a.field.target === a.type) return selfManyToMany(name, a);
+    if (a.field.builtin && !a.field.list && isOneSidedBuiltin(name)) return oneSided(name, a);
     report(noReverseSide(name, a), a.nameNode);
     return undefined;
   }
@@ -97,6 +98,21 @@ function relationOf(name: string, group: RelationFieldRef[], report: Report): Re
     kind: 'oneToMany',
     ends: [end(single), end(list)],
     storage: { kind: 'foreignKey', table: single.type, column: idColumn(single.field.name), target: list.type, unique: false },
+    joinFields: [],
+  };
+}
+
+/**
+ * A built-in singular field whose target declares no reverse field (`File.owner` without a
+ * `User` field of `FileOwner`): one-to-many, its list end naming no field. Declaring the reverse
+ * later keeps the same storage.
+ */
+function oneSided(name: string, ref: RelationFieldRef): Relation {
+  return {
+    name,
+    kind: 'oneToMany',
+    ends: [end(ref), { type: ref.field.target, field: '', list: true }],
+    storage: { kind: 'foreignKey', table: ref.type, column: idColumn(ref.field.name), target: ref.field.target, unique: false },
     joinFields: [],
   };
 }

@@ -32,6 +32,10 @@ export interface AppSettings {
   /** Subject and text of the password reset mail; null: the built-in ones. */
   resetPasswordSubject: string | null;
   resetPasswordText: string | null;
+  /** The largest upload a File may hold, in bytes; a bigger one is refused while it streams. */
+  maxFileSize: number;
+  /** How long a File's signed download URL stays valid. */
+  fileUrlLifetimeSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
@@ -54,6 +58,8 @@ export const DEFAULT_SETTINGS: Readonly<AppSettings> = Object.freeze({
   verifyEmailText: null,
   resetPasswordSubject: null,
   resetPasswordText: null,
+  maxFileSize: 52_428_800,
+  fileUrlLifetimeSeconds: 3600,
 });
 
 /** Settings holding text (null: the default), with their longest length and a check of their form. */
@@ -132,6 +138,9 @@ export const SETTING_BOUNDS: Readonly<Record<string, readonly [number, number]>>
   maxTokens: [100, 100_000],
   maxCost: [1, 10_000_000],
   statementTimeoutMs: [100, 300_000],
+  // A File's size is a GraphQL Int: the largest is 2^31 - 1 bytes (2 GiB less one byte).
+  maxFileSize: [1, 2_147_483_647],
+  fileUrlLifetimeSeconds: [60, 7 * 24 * 3600],
 });
 
 export function withDefaults(stored: Partial<AppSettings> | null | undefined): AppSettings {

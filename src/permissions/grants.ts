@@ -44,7 +44,9 @@ function declaresTypeRules(type: ModelType): boolean {
  */
 export function typeGrants(type: ModelType, op: PermissionOperation): Grant[] {
   const defaults = builtinTraits(type)?.defaultRules;
-  if (defaults && !declaresTypeRules(type)) return defaults[op].map((scope) => ({ scope }));
+  if (defaults && !declaresTypeRules(type)) {
+    return defaults[op].map((scope): Grant => (typeof scope === 'string' ? { scope } : { scope: 'RELATION', paths: [scope.relation] }));
+  }
   return type.permissions.filter((r) => r.fields.length === 0 && r[op]).map(grantOf);
 }
 

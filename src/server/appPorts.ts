@@ -27,6 +27,8 @@ export interface AccountRuntime {
   mailer: Mailer;
   /** The OpenID relying party (absent in servers that sign no one in with OpenID Connect). */
   oidc?: OidcRelyingParty | undefined;
+  /** A committed mutation queued file bytes for removal (the removal worker may look now). */
+  blobsRemoved?: (() => void) | undefined;
 }
 
 /** The server-wide parts an app's operations work with: the accounts stage's, and calling functions. */
@@ -46,6 +48,7 @@ export function mutationPorts(app: LiveApp, services: OperationRuntime, address:
       // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
       log: (detail, message) => log?.info(detail, message),
     }),
+    ...(services.blobsRemoved ? { blobsRemoved: services.blobsRemoved } : {}),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),

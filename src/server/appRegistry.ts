@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
+import type { FileUrlKeys } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
@@ -42,15 +43,18 @@ export class AppRegistry {
 
   readonly #onUpgradeError: (appId: string, err: unknown) => void;
   readonly #eventsQueued: () => void;
+  readonly #files: FileUrlKeys | undefined;
 
   /**
    * `onUpgradeError`: an app made before today's built-in fields could not be given them.
    * `eventsQueued`: a mutation committed events for EVENT functions (wakes the delivery workers).
+   * `files`: how apps' statements sign File download URLs.
    */
-  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}, eventsQueued: () => void = () => {}) {
+  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}, eventsQueued: () => void = () => {}, files?: FileUrlKeys) {
     this.#store = store;
     this.#onUpgradeError = onUpgradeError;
     this.#eventsQueued = eventsQueued;
+    this.#files = files;
   }
 
   async start(): Promise<void> {
@@ -125,7 +129,7 @@ export class AppRegistry {
       }
     }
     const schema = appSchema(appId, live.version, live.model);
-    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema });
+    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema, files: this.#files });
     return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, functions: new AppFunctions(functions, this.#eventsQueued), loadedAt: Date.now() };
   }
 

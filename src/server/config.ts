@@ -44,6 +44,16 @@ export interface ServerConfig {
   secretKey: string | undefined;
   /** Whether outbound calls made for apps may reach private addresses (TESSERA_FUNCTIONS_ALLOW_PRIVATE). */
   allowPrivateNetworks: boolean;
+  /** Where apps' file bytes go: an S3-compatible bucket (TESSERA_S3_*), else `<dataDir>/files`. */
+  s3: S3Config | undefined;
+}
+
+/** An S3-compatible object store for files; credentials come from the usual AWS variables. */
+export interface S3Config {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string | undefined;
+  forcePathStyle: boolean;
 }
 
 /** Flags as parsed by the CLI; strings because that is what a command line holds. */
@@ -230,7 +240,26 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),
     allowPrivateNetworks: parseSwitch(env.TESSERA_FUNCTIONS_ALLOW_PRIVATE, 'TESSERA_FUNCTIONS_ALLOW_PRIVATE', false),
+    s3: parseS3(env),
   };
+}
+
+/** TESSERA_S3_BUCKET selects S3 storage; the other TESSERA_S3_* variables need it. */
+function parseS3(env: Env): S3Config | undefined {
+  const bucket = present(env.TESSERA_S3_BUCKET);
+  const endpoint = present(env.TESSERA_S3_ENDPOINT);
+  const region = present(env.TESSERA_S3_REGION);
+  const pathStyle = present(env.TESSERA_S3_FORCE_PATH_STYLE);
+  if (bucket === undefined) {
+    const stray = endpoint !== undefined ? 'TESSERA_S3_ENDPOINT' : region !== undefined ? 'TESSERA_S3_REGION' : pathStyle !== undefined ? 'TESSERA_S3_FORCE_PATH_STYLE' : undefined;
+    if (stray) throw badInput(`${stray} is set but TESSERA_S3_BUCKET is not: name the bucket files go to`);
+    return undefined;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw badInput(`TESSERA_S3_BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens), got "${bucket}"`);
+  if (endpoint !== undefined && (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol))) {
+    throw badInput(`TESSERA_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  }
+  return { bucket, endpoint, region, forcePathStyle: parseSwitch(pathStyle, 'TESSERA_S3_FORCE_PATH_STYLE', false) };
 }
 
 /** TESSERA_SMTP_URL (smtp:// or smtps://) and TESSERA_MAIL_FROM, each optional. */

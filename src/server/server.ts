@@ -1,6 +1,7 @@
 // Builds the Fastify instance: logger, limits and the plugins in the order of their hooks.
 // It neither opens nor closes the store; startServer does that.
 
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +22,11 @@ import { installAdminGraphql } from './routes/adminGraphql.js';
 import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
+import { installFileDownloads } from './routes/fileDownloads.js';
+import { installMultipart } from './multipart.js';
+import { FileRemover, FileUrlSigner, urlExpiry } from '../files/index.js';
+import type { BlobStorage } from '../files/index.js';
+import type { FileUrlKeys } from '../compile/index.js';
 import { LoginThrottle, Mailer, pruneSessionsHourly } from '../accounts/index.js';
 import type { MailDefaults } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
@@ -79,6 +85,22 @@ export interface ServerOptions {
    * EVENT function's outbox (mutations still write it).
    */
   functions?: (FunctionsSetup & { schedule?: Partial<DeliverySchedule> | undefined }) | undefined;
+  /** Apps' files: where their bytes are kept and the secret their download URLs are signed with. */
+  files?: FileOptions | undefined;
+}
+
+export interface FileOptions {
+  /** Absent: the server keeps no files (uploads answer UNAVAILABLE). */
+  storage?: BlobStorage | undefined;
+  /**
+   * Download URLs are signed with a key derived from it; every instance needs the same one
+   * (default: a random one per process, for a single instance or a test).
+   */
+  secret?: string | undefined;
+  /** How often the removal worker looks for due removals (default 2 s). */
+  removalIntervalMs?: number | undefined;
+  /** False: this instance removes no bytes itself and leaves the queue to other instances (default true). */
+  removals?: boolean | undefined;
 }
 
 /** Secrets that can travel in headers; pino replaces them before a line is written. */
@@ -99,8 +121,9 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 /**
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
- *   parsing     JSON bodies only (415 otherwise), at most `bodyLimit` bytes (413)
- *   handler     routes: /admin/graphql, /graphql/:appId, /healthz, /readyz, /metrics
+ *   parsing     JSON bodies (at most `bodyLimit` bytes, 413), and multipart uploads to app
+ *               endpoints, their files streamed into storage; 415 otherwise
+ *   handler     routes: /admin/graphql, /graphql/:appId, /files/:appId/:fileId, /healthz, /readyz, /metrics
  *   errors      the error handler (coded bodies, INTERNAL masking) and the 404 handler
  *   onSend      drain: `Connection: close` once the server is shutting down
  *   onResponse  metrics (counter and histogram by route pattern); one log line per request
@@ -144,10 +167,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installHealth(app, options.store);
   if (options.compression) installCompression(app);
   const outbox = new OutboxSignal(store);
+  const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
+  const pads = signer.pads();
+  const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime) };
   const registry = new AppRegistry(
     store,
     (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
     () => outbox.queued(),
+    fileUrls,
   );
   // One observer for every call (event deliveries and resolver fields): it owns the metric series.
   const calling = options.functions && {
@@ -169,6 +196,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // the worker gives back what it holds while the store is still open.
     app.addHook('preClose', async () => worker.stop());
   }
+  const storage = options.files?.storage;
+  const remover = storage && options.files?.removals !== false
+    ? new FileRemover(options.store, storage, {
+        intervalMs: options.files?.removalIntervalMs,
+        onError: (err, key) => app.log.warn({ err, key }, 'file bytes not removed yet (tried again later)'),
+      })
+    : undefined;
+  app.addHook('onReady', async () => remover?.start());
+  app.addHook('onClose', async () => {
+    await remover?.stop();
+    await storage?.close();
+  });
   const cors = { origins: options.corsOrigins ?? [], registry };
   installCors(app, cors);
   app.addHook('onReady', () => registry.start());
@@ -192,7 +231,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling });
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling, blobsRemoved: () => remover?.wake() });
   const webSocket = installAppSubscriptions(app, {
     operations,
     store,
@@ -206,7 +245,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
-  void app.register(async (scope) => installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer }));
+  void app.register(async (scope) => {
+    // Uploads: multipart bodies to the app endpoints stream their files into storage.
+    // A server that keeps no files answers multipart bodies 415, as any other media type.
+    if (storage) {
+      installMultipart(scope, {
+        store,
+        registry,
+        storage,
+        fieldLimit: bodyLimit,
+        identify: (live, authorization) => operations.identify(live, authorization),
+        released: () => remover?.wake(),
+        onError: (err) => app.log.warn({ err }, 'uploads not released'),
+      });
+    }
+    installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
+  });
+  installFileDownloads(app, { store, registry, signer, storage });
   installConsole(app);
   return app;
 }

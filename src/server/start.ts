@@ -3,6 +3,7 @@
 
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createAdminService } from '../admin/index.js';
 import type { AdminService } from '../admin/index.js';
@@ -16,6 +17,8 @@ import { resolveSecretKey } from './secretKey.js';
 import type { SecretKey } from './secretKey.js';
 import { OidcRelyingParty } from '../oidc/index.js';
 import { SecretBox } from '../secrets/index.js';
+import { DiskStorage, openS3Storage } from '../files/index.js';
+import type { BlobStorage } from '../files/index.js';
 import { createServer } from './server.js';
 import type { LogDestination } from './server.js';
 import { startTracing } from './tracing.js';
@@ -80,6 +83,12 @@ async function openConfiguredStore(config: ServerConfig): Promise<Store> {
   return store;
 }
 
+/** Apps' file bytes: the configured S3 bucket, or `<data dir>/files`. */
+async function fileStorage(config: ServerConfig): Promise<BlobStorage> {
+  if (config.s3) return openS3Storage({ bucket: config.s3.bucket, endpoint: config.s3.endpoint, region: config.s3.region, forcePathStyle: config.s3.forcePathStyle });
+  return new DiskStorage(join(config.dataDir, 'files'));
+}
+
 function installSignalHandlers(running: RunningServer): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -133,6 +142,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     tracer: tracing?.tracer,
     oidc,
     functions,
+    files: { storage: await fileStorage(config), secret: secretKey.key },
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

@@ -28,6 +28,21 @@ export type { RefreshTokenRow } from './catalog/sessions.js';
 export { insertMailedToken, pruneMailedTokens, redeemMailedToken, spendMailedTokens } from './catalog/mailedTokens.js';
 export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
 export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
+export {
+  MAX_REMOVAL_BACKOFF_SECONDS,
+  appFileKeyPrefix,
+  claimUpload,
+  fileKey,
+  releaseUpload,
+  expectUpload,
+  finishFileRemoval,
+  listFileRemovals,
+  noteFileRemovalError,
+  queueAppFileRemoval,
+  queueFileRemoval,
+  takeDueFileRemovals,
+} from './catalog/fileRemovals.js';
+export type { FileRemovalRow } from './catalog/fileRemovals.js';
 export { confirmTotpFactor, deleteTotpFactor, lockTotpFactor, putPendingTotp, totpEnabledSql, totpStatuses, useRecoveryCode, useTotpStep } from './catalog/totp.js';
 export type { TotpFactorRow, TotpStatusRow } from './catalog/totp.js';
 export {

@@ -151,11 +151,37 @@ describe('built-in types', () => {
   it('an app with no definitions has User, Role, UserRoles and AccessLevel', () => {
     for (const sdl of ['', '   \n', '# nothing yet\n']) {
       const model = parseSchema(sdl);
-      expect(model.types.map((t) => t.name)).toEqual(['Role', 'User']);
+      expect(model.types.map((t) => t.name)).toEqual(['File', 'Role', 'User']);
       expect(model.embedded).toEqual([]);
       expect(model.enums).toEqual([{ name: 'AccessLevel', values: ['admin', 'readwrite', 'readonly'], builtin: true }]);
-      expect(model.relations.map((r) => r.name)).toEqual(['UserRoles']);
+      expect(model.relations.map((r) => r.name)).toEqual(['FileOwner', 'UserRoles']);
     }
+  });
+
+  it('File carries its built-in fields and an owner whose relation has no User field', () => {
+    const model = parseSchema('');
+    expect(type(model, 'File')).toMatchObject({ plural: 'Files', table: 'File', builtin: true, permissions: [] });
+    expect(type(model, 'File').fields.map((f) => f.name)).toEqual(['name', 'contentType', 'size', 'sha256', 'owner']);
+    expect(valueField(model, 'File', 'size')).toMatchObject({ type: { kind: 'scalar', name: 'Int' }, required: true, builtin: true });
+    expect(relation(model, 'FileOwner')).toMatchObject({
+      kind: 'oneToMany',
+      ends: [{ type: 'File', field: 'owner', list: false }, { type: 'User', field: '', list: true }],
+      storage: { kind: 'foreignKey', table: 'File', column: 'ownerId', target: 'User', unique: false },
+    });
+    expect(type(model, 'User').fields.some((f) => f.kind === 'relation' && f.relation === 'FileOwner')).toBe(false);
+  });
+
+  it("takes an app's User field of FileOwner as the owner's reverse, with the same storage", () => {
+    const model = parseSchema('type User @model { uploads: [File] @relation(name: "FileOwner") }');
+    expect(relation(model, 'FileOwner')).toMatchObject({
+      kind: 'oneToMany',
+      ends: [{ type: 'File', field: 'owner' }, { type: 'User', field: 'uploads' }],
+      storage: { kind: 'foreignKey', table: 'File', column: 'ownerId', target: 'User', unique: false },
+    });
+  });
+
+  it("refuses File fields named after the API's url and blob", () => {
+    expect(() => parseSchema('type File @model { url: String blob: String }')).toThrow(/File.url cannot be declared/);
   });
 
   it('User and Role carry their built-in fields in order', () => {
@@ -194,7 +220,7 @@ describe('types and fields', () => {
       type Zed { z: Int } type Abc { a: Int }
       type Post @model { b: Int a: Int c: Int }
       type Author @model { x: Int }`);
-    expect(model.types.map((t) => t.name)).toEqual(['Author', 'Post', 'Role', 'User']);
+    expect(model.types.map((t) => t.name)).toEqual(['Author', 'File', 'Post', 'Role', 'User']);
     expect(model.embedded.map((e) => e.name)).toEqual(['Abc', 'Zed']);
     expect(model.enums.map((e) => e.name)).toEqual(['AccessLevel', 'Alpha', 'Zeta']);
     expect(type(model, 'Post').fields.map((f) => f.name)).toEqual(['b', 'a', 'c']);

@@ -24,10 +24,11 @@ describe('valid schemas (golden)', () => {
   it('parses the demo app in examples/blog', async () => {
     const sdl = readFileSync(join(import.meta.dirname, '../../examples/blog/schema.graphql'), 'utf8');
     const model = parseSchema(sdl);
-    expect(model.types.map((t) => t.name)).toEqual(['City', 'Comment', 'Country', 'Post', 'Role', 'User']);
+    expect(model.types.map((t) => t.name)).toEqual(['City', 'Comment', 'Country', 'File', 'Post', 'Role', 'User']);
     expect(model.relations.map((r) => `${r.name}:${r.kind}`)).toEqual([
       'CommentAuthor:oneToMany',
       'CountryCapital:oneToOne',
+      'FileOwner:oneToMany',
       'Friendship:selfManyToMany',
       'PostAuthor:oneToMany',
       'PostComments:oneToMany',

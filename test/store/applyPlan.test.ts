@@ -55,7 +55,7 @@ for (const kind of STORES) {
 
     it('creates a new app: schema, built-in tables and the admin role', async () => {
       const app = await createTestApp(store, 'type Post @model { title: String! }');
-      expect(await tablesOf(store, app)).toEqual(['Post', 'Role', 'User', 'UserRoles']);
+      expect(await tablesOf(store, app)).toEqual(['File', 'Post', 'Role', 'User', 'UserRoles']);
       expect(await columnsOf(store, app, 'User')).toEqual({
         id: { type: 'uuid', nullable: false, default: 'gen_random_uuid()' },
         createdAt: { type: 'timestamp(3) with time zone', nullable: false, default: 'now()' },
@@ -168,7 +168,7 @@ for (const kind of STORES) {
          type User @model { posts: [Post] @relation(name: "ArticleWriter") @renamed(from: "articles") }`,
       );
       expect(kinds).toEqual(['renameType', 'renameField', 'renameField', 'renameField', 'setPlural']);
-      expect(await tablesOf(store, app)).toEqual(['Post', 'Role', 'User', 'UserRoles']);
+      expect(await tablesOf(store, app)).toEqual(['File', 'Post', 'Role', 'User', 'UserRoles']);
       expect(await rowsOf(store, app, 'Post', ['title', 'authorId'])).toEqual([{ title: 'Hello', authorId: userId }]);
       expect(Object.keys(await indexesOf(store, app, 'Post'))).toEqual(['Post_authorId_idx', 'Post_pkey', 'Post_slug_key', 'Post_title_idx']);
       expect(Object.keys(await constraintsOf(store, app, 'Post'))).toEqual(['Post_authorId_fkey', 'Post_pkey']);
@@ -195,7 +195,7 @@ for (const kind of STORES) {
     it('creates and drops types', async () => {
       const app = await createTestApp(store, 'type Post @model { title: String }');
       expect(await migrateTestApp(store, app, 'type Tag @model { name: String! @unique }')).toEqual(['dropType', 'createType']);
-      expect(await tablesOf(store, app)).toEqual(['Role', 'Tag', 'User', 'UserRoles']);
+      expect(await tablesOf(store, app)).toEqual(['File', 'Role', 'Tag', 'User', 'UserRoles']);
       expect(Object.keys(await indexesOf(store, app, 'Tag'))).toEqual(['Tag_name_key', 'Tag_pkey']);
     });
 

@@ -146,7 +146,7 @@ for (const kind of STORES) {
          type Tag @model { name: String! }`,
       );
       expect(kinds).toEqual(['renameRelation', 'dropRelation', 'dropRelation', 'createType', 'addRelation', 'addRelation', 'addRelation']);
-      expect(await tablesOf(store, app)).toEqual(['Comment', 'Friendship', 'Post', 'PostAuthors', 'PostFans', 'Role', 'Tag', 'User', 'UserRoles']);
+      expect(await tablesOf(store, app)).toEqual(['Comment', 'File', 'Friendship', 'Post', 'PostAuthors', 'PostFans', 'Role', 'Tag', 'User', 'UserRoles']);
       expect(await rowsOf(store, app, 'PostFans', ['userId', 'postId'])).toEqual([{ userId: ann, postId: post }]);
       expect(Object.keys(await indexesOf(store, app, 'PostFans'))).toEqual(['PostFans_pkey', 'PostFans_postId_idx', 'PostFans_userId_postId_key']);
       expect(Object.keys(await constraintsOf(store, app, 'PostFans'))).toEqual(['PostFans_pkey', 'PostFans_postId_fkey', 'PostFans_userId_fkey']);

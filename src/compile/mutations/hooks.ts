@@ -8,6 +8,7 @@
 
 import { GraphQLInputObjectType, coerceInputValue, getNamedType, isListType, isNonNullType } from 'graphql';
 import type { GraphQLInputType } from 'graphql';
+import { isUploadedBlob } from '../../graphql/index.js';
 import { TesseraError } from '../../errors/index.js';
 import { idColumn } from '../../model/index.js';
 import type { ModelType } from '../../model/index.js';
@@ -56,8 +57,9 @@ export async function hookedInput(
     // A caller the rules refuse whatever the row cannot make the app's endpoints be called.
     if (refusal) throw refusal;
     const next = await hooks.run(name, value, caller);
-    if (next !== value) changed = true;
-    return next;
+    if (next === value) return value;
+    changed = true;
+    return withFilesOf(value, next) as Input;
   };
   let result = await call(operation, input);
   if (type) result = await nestedCreates(app, type, result, call);
@@ -99,6 +101,17 @@ async function nestedCreates(app: AppContext, type: ModelType, input: Input, cal
     out = { ...out, [field.name]: await create(nested) };
   }
   return out;
+}
+
+/**
+ * A hook's answer with the request's files where the input it was sent had them: a hook is told
+ * of a file (its name, type, size and hash) but cannot replace it with something of its own.
+ */
+function withFilesOf(sent: unknown, answered: unknown): unknown {
+  if (isUploadedBlob(sent)) return sent;
+  if (Array.isArray(sent) && Array.isArray(answered)) return answered.map((item, i) => withFilesOf(sent[i], item));
+  if (isObject(sent) && isObject(answered)) return Object.fromEntries(Object.entries(answered).map(([key, item]) => [key, withFilesOf(sent[key], item)]));
+  return answered;
 }
 
 function isObject(v: unknown): v is Input {

@@ -7,6 +7,7 @@ import { builtinTraits, fieldTraits, idColumn } from '../../model/index.js';
 import type { ModelType, RelationField, ValueField } from '../../model/index.js';
 import { ident, join, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
+import { blobTraits, claimBlob, forgetBlob } from './blobs.js';
 import { enrolCreator, requireExisting, requireLinkable, requireWrite } from './checks.js';
 import { rowJson } from './events.js';
 import type { Writer } from './writer.js';
@@ -105,11 +106,26 @@ async function setSingular(w: Writer, type: ModelType, field: RelationField, id:
  * Inserts a `type` row from a CreateXInput (nested creates included) and returns its uuid.
  * `fixed` sets relation ids the parent of a nested create decides.
  */
-export async function createRow(w: Writer, type: ModelType, input: Input, fixed: ReadonlyMap<string, string> = new Map()): Promise<string> {
+export async function createRow(w: Writer, type: ModelType, given: Input, fixed: ReadonlyMap<string, string> = new Map()): Promise<string> {
   const columns: SqlFragment[] = [];
   const values: SqlFragment[] = [];
   const after: (() => Promise<void>)[] = [];
   let newId = '';
+  let input = given;
+  const blob = blobTraits(type);
+  if (blob) {
+    // A file's row takes its upload's id, size and digest, and its uploader as owner.
+    const row = await claimBlob(w, type, blob, given);
+    input = row.input;
+    columns.push(ident('id'));
+    values.push(sql`${row.id}::uuid`);
+    const owner = type.fields.find((f): f is RelationField => f.kind === 'relation' && f.name === blob.owner);
+    const link = owner && w.app.link(type, owner);
+    if (link?.kind === 'holds' && !fixed.has(blob.owner) && row.ownerId !== null) {
+      columns.push(ident(link.column));
+      values.push(sql`${row.ownerId}::uuid`);
+    }
+  }
   for (const field of type.fields) {
     if (field.kind === 'value') {
       const v = input[field.name];
@@ -119,17 +135,17 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
       continue;
     }
     const link = w.app.link(type, field);
-    const given = fixed.get(field.name);
-    const idInput = given ?? input[idColumn(field.name)];
+    const parentId = fixed.get(field.name);
+    const idInput = parentId ?? input[idColumn(field.name)];
     if (!field.list && isGiven(idInput) && idInput !== null && idInput !== '') {
-      const targetId = given ?? relationTarget(type, field, idInput);
+      const targetId = parentId ?? relationTarget(type, field, idInput);
       if (link.kind === 'holds') {
         // The id goes into the INSERT itself, once it names an object the caller may read (a
         // parent's id, fixed by a nested create, needs no check). A one-to-one link is first
         // taken from its holder.
         // For an admin token the foreign key alone checks that it names an object (its
         // violation is BAD_USER_INPUT): no extra statement on the common create path.
-        if (given === undefined && targetId !== null && w.s.access !== 'admin') {
+        if (parentId === undefined && targetId !== null && w.s.access !== 'admin') {
           await requireLinkable(w.s, w.tx, w.app.type(field.target), targetId, `${type.name}.${idColumn(field.name)}`, idColumn(field.name));
         }
         if (w.app.relation(field.relation).kind === 'oneToOne' && targetId !== null) {
@@ -142,7 +158,7 @@ export async function createRow(w: Writer, type: ModelType, input: Input, fixed:
       }
       continue;
     }
-    if (given !== undefined) continue;
+    if (parentId !== undefined) continue;
     const target = w.app.type(field.target);
     if (!field.list) {
       const nested = input[field.name];
@@ -246,6 +262,7 @@ export async function deleteRow(w: Writer, type: ModelType, id: string): Promise
   const row = deleted.rows[0]?.row;
   if (row === undefined) return false;
   if (builtinTraits(type)?.account) await w.accounts.forgetUser(w.tx, id);
+  await forgetBlob(w, type, id);
   // Subscribers read the deleted object from its last state, carried with the event.
   w.events.record({ type: type.name, kind: 'delete', id, row });
   w.outbox.row(w.app.names.mutation('delete', type.name), type.name, id, row, true);

@@ -31,6 +31,8 @@ export interface MutationPorts {
   /** The app's RESOLVER functions, which its custom Query and Mutation fields call (absent: the
    * server calls no functions, and such a field fails with FUNCTION_FAILED). */
   resolvers?: ResolverCalls | undefined;
+  /** Told when a committed mutation queued file bytes for removal (to remove them soon). */
+  blobsRemoved?(): void;
 }
 
 export interface Writer {
@@ -43,6 +45,8 @@ export interface Writer {
   events: RowEvents;
   /** Events for the app's EVENT functions, written to the outbox before it commits. */
   outbox: Outbox;
+  /** Set when the transaction queued file bytes for removal. */
+  blobsRemoved?: boolean;
 }
 
 /**
@@ -58,13 +62,17 @@ export async function writeTransaction<T>(store: Store, s: CompileState, ports: 
   // Asked before the transaction (the embedded store runs one statement at a time, and the
   // answer is usually cached): a subscription that opens while the mutation runs may miss it.
   const wanted = ports.events.wanted ? await ports.events.wanted() : true;
+  let blobsRemoved = false;
   const result = await store.transaction(async (tx) => {
-    const answer = await fn({ app: s.app, tx, accounts: ports.accounts, s, events, outbox });
+    const writer: Writer = { app: s.app, tx, accounts: ports.accounts, s, events, outbox };
+    const answer = await fn(writer);
     if (wanted) await events.capture(tx, s.app);
     await outbox.write(tx, s.app);
+    blobsRemoved = writer.blobsRemoved === true;
     return answer;
   });
   outbox.committed();
+  if (blobsRemoved) ports.blobsRemoved?.();
   if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => ports.events.lost?.(err));
   return result;
 }

@@ -37,6 +37,8 @@ export interface OperationServices {
   oidc?: OidcRelyingParty | undefined;
   /** Calls the apps' RESOLVER functions (absent: the server has no secret key, and custom fields fail). */
   functions?: FunctionCalling | undefined;
+  /** A committed mutation queued file bytes for removal: the worker may look now. */
+  blobsRemoved?: (() => void) | undefined;
 }
 
 /** One operation's circumstances: the app, who asks, from where, under which request id. */

@@ -7,6 +7,7 @@ import { ident, sql } from '../../sql/index.js';
 import { UNBOUNDED_TRANSACTION } from '../statements.js';
 import type { Queryable, Transaction } from '../types.js';
 import { appSchemaName, isAppId, isAppName } from './appIds.js';
+import { queueAppFileRemoval } from './fileRemovals.js';
 
 export interface AppRow {
   id: string;
@@ -80,6 +81,8 @@ export async function deleteApp(q: Queryable, appId: string): Promise<boolean> {
   const deleted = await q.query(sql`DELETE FROM tessera.apps WHERE id = ${appId} RETURNING id`);
   if (deleted.rowCount === 0) return false;
   await q.query(sql`DROP SCHEMA IF EXISTS ${ident(appSchemaName(appId))} CASCADE`);
+  // The app's file bytes go with it, removed by the worker once this commits.
+  await queueAppFileRemoval(q, appId);
   return true;
 }
 

@@ -252,6 +252,29 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
     ],
   },
   {
+    version: 11,
+    name: 'file bytes to remove',
+    statements: [
+      // Stored file bytes that must go: a deleted File's (queued in the deleting transaction),
+      // an app's whole prefix (queued as it is deleted), and each upload while it has no row
+      // yet (`pending_upload`: the transaction creating its File takes the entry away; one
+      // never claimed is an orphan, removed once `due_at` passes). A worker on any instance
+      // takes due entries, pushing `due_at` back as it tries, and deletes an entry once the
+      // bytes are gone. No foreign key: entries outlive their app.
+      sql`CREATE TABLE tessera.file_removals (
+        key text PRIMARY KEY,
+        app_id text NOT NULL,
+        prefix boolean NOT NULL DEFAULT false,
+        pending_upload boolean NOT NULL DEFAULT false,
+        due_at timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      sql`CREATE INDEX file_removals_due_idx ON tessera.file_removals (due_at)`,
+    ],
+  },
+  {
     version: 12,
     name: 'functions and their event deliveries',
     statements: [

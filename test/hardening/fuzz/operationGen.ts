@@ -169,11 +169,20 @@ class Builder {
 }
 
 function hasJsonScalar(type: GraphQLInputType, seen: Set<string>): boolean {
+  return hasScalar(type, 'JSON', seen);
+}
+
+function hasScalar(type: GraphQLInputType, scalar: string, seen: Set<string>): boolean {
   const named = getNamedType(type);
-  if (isScalarType(named)) return named.name === 'JSON';
+  if (isScalarType(named)) return named.name === scalar;
   if (!isInputObjectType(named) || seen.has(named.name)) return false;
   seen.add(named.name);
-  return Object.values(named.getFields()).some((f) => hasJsonScalar(f.type, seen));
+  return Object.values(named.getFields()).some((f) => hasScalar(f.type, scalar, seen));
+}
+
+/** A field taking a file (`createFile`): only a multipart request can send one, not the fuzzer's JSON. */
+function takesUpload(field: GraphQLField<unknown, unknown>): boolean {
+  return field.args.some((a) => isNonNullType(a.type) && hasScalar(a.type, 'Upload', new Set()));
 }
 
 /** `value` as a GraphQL literal of `type` (JSON-typed values always go as variables). */
@@ -200,7 +209,7 @@ export function randomOperation(c: Choose, schema: GraphQLSchema, ids: IdPool, c
   const mutation = mutationType !== null && mutationType !== undefined && (createOnly || c.chance(0.45));
   const root = (mutation ? mutationType : schema.getQueryType()) as GraphQLObjectType;
   const b = new Builder(c, schema, ids);
-  const candidates = Object.values(root.getFields()).filter((f) => !f.name.startsWith('__') && (!createOnly || f.name.startsWith('create')));
+  const candidates = Object.values(root.getFields()).filter((f) => !f.name.startsWith('__') && !takesUpload(f) && (!createOnly || f.name.startsWith('create')));
   const fields = c.some(candidates, c.chance(0.8) || createOnly ? 1 : 2);
   const selections = fields.map((field, i) => {
     const named = getNamedType(field.type);

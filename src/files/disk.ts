@@ -1,0 +1,62 @@
+// Local disk storage under `<data dir>/files`: one file per key, written to a temporary name in
+// the same directory and renamed into place once complete, so a reader never sees half a file
+// and a failed upload leaves only a temporary file, removed at once.
+
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Meter } from './meter.js';
+import { checkKey, checkPrefix } from './storage.js';
+import type { BlobStorage, ByteRange, StoredBlob } from './storage.js';
+
+export class DiskStorage implements BlobStorage {
+  readonly kind = 'disk';
+  constructor(readonly root: string) {}
+
+  #path(key: string): string {
+    checkKey(key);
+    const [app, file] = key.split('/') as [string, string];
+    return join(this.root, app, file);
+  }
+
+  async put(key: string, body: Readable, maxBytes: number): Promise<StoredBlob> {
+    const path = this.#path(key);
+    const dir = join(path, '..');
+    await mkdir(dir, { recursive: true });
+    const temp = join(dir, `.${randomUUID()}.part`);
+    const meter = new Meter(maxBytes);
+    try {
+      await pipeline(body, meter, createWriteStream(temp, { flags: 'wx' }));
+      await rename(temp, path);
+    } catch (err) {
+      body.destroy();
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return meter.result();
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable | null> {
+    const path = this.#path(key);
+    try {
+      await stat(path);
+    } catch {
+      return null;
+    }
+    return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.#path(key), { force: true });
+  }
+
+  async removePrefix(prefix: string): Promise<void> {
+    checkPrefix(prefix);
+    await rm(join(this.root, prefix.slice(0, -1)), { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,49 @@
+// The one small interface file bytes are kept behind, and the two drivers' shared rules: keys
+// are `<appId>/<fileId>` (store: fileKey), a put streams (never holding the whole body) and keeps nothing of a
+// body that failed or went over its limit.
+
+import type { Readable } from 'node:stream';
+
+/** What a completed put stored. */
+export interface StoredBlob {
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes. */
+  sha256: string;
+}
+
+/** A byte range to read, both ends inclusive (HTTP's `Range: bytes=start-end`). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobStorage {
+  /** `disk` or `s3`, for logs and the benchmark. */
+  readonly kind: 'disk' | 's3';
+  /**
+   * Streams `body` under `key`, hashing it as it goes. More than `maxBytes` bytes rejects with
+   * LIMIT_EXCEEDED; any failure (the limit, the body erroring, the store) leaves nothing
+   * stored under `key`.
+   */
+  put(key: string, body: Readable, maxBytes: number): Promise<StoredBlob>;
+  /** The bytes under `key` (or `range` of them); null when nothing is stored there. */
+  get(key: string, range?: ByteRange): Promise<Readable | null>;
+  /** Removes `key`; removing what is not there succeeds. */
+  remove(key: string): Promise<void>;
+  /** Removes every key starting with `prefix` (an app's `<appId>/`). */
+  removePrefix(prefix: string): Promise<void>;
+  /** Releases connections; pending calls may fail. */
+  close(): Promise<void>;
+}
+
+const KEY = /^[a-z][a-z0-9]{11}\/[0-9a-f-]{36}$/;
+const PREFIX = /^[a-z][a-z0-9]{11}\/$/;
+
+/** Keys reach paths and object names: only the form the catalog's fileKey makes is ever used. */
+export function checkKey(key: string): void {
+  if (!KEY.test(key)) throw new Error(`not a file key: ${JSON.stringify(key)}`);
+}
+
+export function checkPrefix(prefix: string): void {
+  if (!PREFIX.test(prefix)) throw new Error(`not a key prefix: ${JSON.stringify(prefix)}`);
+}
