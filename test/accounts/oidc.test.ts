@@ -157,18 +157,6 @@ describe.each(STORE_KINDS)('OpenID Connect sign-in (%s)', (kind) => {
       expect(codes(reply)).toEqual(['UNAUTHENTICATED']);
       expect(reply.body.errors[0].message).toBe('Wrong username or password');
     }
-    // And as slowly as a wrong password: a hash is verified either way, so timing tells nothing.
-    await passwordUser('haspass');
-    const fastest = async (username: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
-        await app.gql(LOGIN_PASSWORD, { i: { username, password: `guess-${i}` } }, {});
-        times.push(performance.now() - started);
-      }
-      return Math.min(...times);
-    };
-    expect(await fastest('nopass')).toBeGreaterThan((await fastest('haspass')) / 2);
   });
 
   it('asks a user with two-factor login on for a current code: MFA_REQUIRED without one, a token with one', async () => {
