@@ -4,7 +4,7 @@
 
 import type { FastifyBaseLogger } from 'fastify';
 import { accountPorts, userApiId } from '../accounts/index.js';
-import type { AccountApp, LoginThrottle, Mailer } from '../accounts/index.js';
+import type { LoginThrottle, Mailer } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { BeforeHooks, MutationPorts } from '../compile/index.js';
@@ -13,13 +13,9 @@ import type { FunctionCalling } from '../functions/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import type { SubscriberDirectory } from '../realtime/index.js';
 import { isAppId } from '../store/index.js';
+import { accountApp } from './appRegistry.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
 import { resolverCalls } from './resolverCalls.js';
-
-/** A loaded app as the accounts stage sees it. */
-export function accountApp(app: LiveApp): AccountApp {
-  return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
-}
 
 /** The server-wide parts the accounts stage works with. */
 export interface AccountRuntime {

@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { AppContext } from '../compile/index.js';
+import type { AccountApp } from '../accounts/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
 import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
@@ -27,6 +28,11 @@ export interface LiveApp {
   /** The app's functions (secrets sealed). */
   functions: AppFunctions;
   loadedAt: number;
+}
+
+/** A loaded app as the accounts stage sees it. */
+export function accountApp(app: LiveApp): AccountApp {
+  return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
 }
 
 const MAX_AGE_MS = 30_000;

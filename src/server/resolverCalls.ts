@@ -10,7 +10,7 @@ import type { ResolverCalls } from '../compile/index.js';
 import { TesseraError } from '../errors/index.js';
 import { callFunction, failureReason } from '../functions/index.js';
 import type { FunctionCallBody, FunctionCalling, FunctionSecrets } from '../functions/index.js';
-import { accountApp } from './appPorts.js';
+import { accountApp } from './appRegistry.js';
 import type { LiveApp } from './appRegistry.js';
 
 export function resolverCalls(live: LiveApp, calling: FunctionCalling, log?: FastifyBaseLogger): ResolverCalls {

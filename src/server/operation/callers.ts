@@ -5,7 +5,7 @@
 import { TOKEN_REFUSED, tokenUser, userApiId } from '../../accounts/index.js';
 import { unauthenticated } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
-import { accountApp } from '../appPorts.js';
+import { accountApp } from '../appRegistry.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { keysMatch } from '../platformKey.js';
 
