@@ -12,6 +12,7 @@ const ALLOWED = {
   sql: [],
   secrets: [], // sealing secrets the server must read back
   outbound: [], // HTTP calls made for an app, kept off private networks
+  archive: ['errors'], // the app archive format (export, import)
   model: ['errors'],
   store: ['sql', 'model', 'errors'],
   permissions: ['sql', 'model', 'errors'],
@@ -20,9 +21,9 @@ const ALLOWED = {
   accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
-  admin: ['model', 'store', 'graphql', 'oidc', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'secrets', 'outbound', 'errors'],
-  cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
+  admin: ['model', 'store', 'graphql', 'oidc', 'archive', 'errors', 'sql'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'store', 'model', 'oidc', 'secrets', 'outbound', 'archive', 'errors'],
+  cli: ['build', 'server', 'admin', 'store', 'model', 'archive', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

@@ -46,3 +46,7 @@ export type { OidcProviderRow } from './catalog/oidc.js';
 
 export { applyPlan } from './ddl/applyPlan.js';
 export { checkName, derivedName, edgeIndexName, foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from './ddl/names.js';
+
+export * from './portability/index.js';
+export { copyAccountRows, insertPortableOidcIdentity, insertPortableTotpFactor, portableOidcIdentities, portableTotpFactors } from './catalog/portable.js';
+export type { PortableOidcIdentity, PortableTotpFactor } from './catalog/portable.js';
