@@ -9,3 +9,7 @@ export type { AdminContext } from './context.js';
 export { ADMIN_SDL } from './sdl.js';
 export { createAdminService } from './service.js';
 export type { AdminServiceOptions } from './service.js';
+export { createPortability } from './portability.js';
+export type { Portability, PortabilityOptions, ProgressListener } from './portability.js';
+export type { ImportResult } from './importArchive.js';
+export type { PortabilityPort } from './portabilityApi.js';

@@ -131,6 +131,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     compression: config.compression,
     tracer: tracing?.tracer,
     oidc,
+    secretKey: secretKey.key,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.
