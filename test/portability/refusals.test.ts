@@ -166,6 +166,8 @@ describe.each(STORE_KINDS)('refused archives (%s)', (kind) => {
       expect(response.status, token).toBe(403);
       expect(((await response.json()) as Json).errors[0].extensions.code).toBe('FORBIDDEN');
     }
-    expect((await fetch(url)).status).toBe(200);
+    const download = await fetch(url);
+    expect(download.status).toBe(200);
+    expect(archiveLines(Buffer.from(await download.arrayBuffer())).length).toBe(lines.length);
   });
 });
