@@ -13,6 +13,7 @@ import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
+import { exportSection } from './exportBench.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
 import { soakSection } from './soak.js';
@@ -66,7 +67,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, soak: soakSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, soak: soakSection, export: exportSection };
 
 async function main() {
   const chosen = process.argv.slice(2);
