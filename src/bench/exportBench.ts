@@ -108,11 +108,24 @@ export async function exportSection(): Promise<void> {
     const cliPeak = join(dir, 'cli.rss');
     const exportMs = timed(process.execPath, ['--require', preload, bin, 'app', 'export', appId, '--out', archive], { ...env, PEAK_RSS_FILE: cliPeak });
     const exportRss = Number(readFileSync(cliPeak, 'utf8'));
+    // The server alone: the download read and dropped, no check (what the CLI's check costs is the difference).
+    const link = await fetch(`${base}/admin/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ query: 'mutation($i: ExportAppInput!) { exportApp(input: $i) { url } }', variables: { i: { appId } } }),
+    });
+    const downloadStarted = performance.now();
+    const download = await fetch(((await link.json()) as { data: { exportApp: { url: string } } }).data.exportApp.url);
+    for await (const _chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
+      // Dropped.
+    }
+    const serverMs = performance.now() - downloadStarted;
     const importMs = timed(process.execPath, ['--require', preload, bin, 'app', 'import', archive, '--name', 'exportbenchcopy'], { ...env, PEAK_RSS_FILE: cliPeak });
     const importRss = Number(readFileSync(cliPeak, 'utf8'));
 
     console.log(`  archive: ${(statSync(archive).size / 1024 / 1024).toFixed(1)} MiB gzip; \\copy text of Item alone: ${(statSync(copyFile).size / 1024 / 1024).toFixed(1)} MiB`);
     console.log(`  export (CLI, checked as it downloads): ${(exportMs / 1000).toFixed(1)} s, ${rate(total, exportMs)}   \\copy TO: ${(copyOut / 1000).toFixed(1)} s, ${rate(ROWS, copyOut)}   ratio ${(exportMs / copyOut).toFixed(1)}×`);
+    console.log(`  export (server alone, download dropped unchecked): ${(serverMs / 1000).toFixed(1)} s, ${rate(total, serverMs)}   ratio ${(serverMs / copyOut).toFixed(1)}×`);
     console.log(`  import (CLI → server, one transaction): ${(importMs / 1000).toFixed(1)} s, ${rate(total, importMs)}   \\copy FROM: ${(copyIn / 1000).toFixed(1)} s, ${rate(ROWS, copyIn)}   ratio ${(importMs / copyIn).toFixed(1)}×`);
     console.log(`  CLI peak RSS: export ${mib(exportRss)}, import ${mib(importRss)}`);
   } finally {
