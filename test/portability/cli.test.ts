@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../../src/sql/index.js';
 import { startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { STORE_KINDS, createTestApp } from '../api/harness.js';
@@ -26,7 +27,7 @@ describe.each(STORE_KINDS)('tessera app export|import|fork (%s)', (kind) => {
     dir = mkdtempSync(join(tmpdir(), 'tessera-cli-portability-'));
     const app = await createTestApp(server, SCHEMA);
     appId = app.id;
-    appName = (await app.server.store.query<{ name: string }>((await import('../../src/sql/index.js')).sql`SELECT name FROM tessera.apps WHERE id = ${app.id}`)).rows[0]!.name;
+    appName = (await app.server.store.query<{ name: string }>(sql`SELECT name FROM tessera.apps WHERE id = ${app.id}`)).rows[0]!.name;
     const root = (await app.data('mutation { createNote(input: { text: "root" }) { changedNote { id } } }')).createNote.changedNote.id;
     for (let i = 0; i < 25; i++) await app.data('mutation($p: ID!) { createNote(input: { text: "x", tags: ["a"], parentId: $p }) { changedNote { id } } }', { p: root });
   }, 60_000);

@@ -5,10 +5,11 @@
 // one point in time even while writes go on.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../../src/sql/index.js';
 import { admin, startTestServer } from '../server/harness.js';
 import type { Json, TestServer } from '../server/harness.js';
 import { STORE_KINDS } from '../api/harness.js';
-import { PASSWORD, SCHEMA_V2, archiveLines, exportArchive, filledApp, importArchive, tableRows } from './harness.js';
+import { PASSWORD, SCHEMA_V2, archiveLines, exportArchive, filledApp, importArchive, packWithTrailer, tableRows } from './harness.js';
 import type { FilledApp } from './harness.js';
 
 const LOGIN = 'mutation($i: LoginUserInput!) { loginUser(input: $i) { token user { id } } }';
@@ -111,6 +112,19 @@ describe.each(STORE_KINDS)('export and import (%s)', (kind) => {
     const reply = await importArchive(server, archive);
     expect(reply.status).toBe(409);
     expect(reply.body.errors[0].extensions.code).toBe('CONFLICT');
+  });
+
+  it('an OpenID provider whose secret this server cannot open stays behind with a warning; its identities travel', async () => {
+    const lines = archiveLines(archive);
+    const provider = { kind: 'oidcProvider', name: 'corp', issuer: 'https://id.example', clientId: 'c1', sealedSecret: 'v1.otherkey.aaaa.bbbb.cccc', scopes: ['openid'], metadata: { issuer: 'https://id.example' }, createdAt: '2024-01-01T00:00:00.000Z' };
+    const identity = { kind: 'oidcIdentity', issuer: 'https://id.example', subject: 'sub-1', userId: (JSON.parse(lines.find((l) => l.startsWith('["') && l.includes('"bob"')) as string) as string[])[0], createdAt: '2024-01-01T00:00:00.000Z', lastLoginAt: null };
+    const reply = await importArchive(server, packWithTrailer([...lines.slice(0, -1), JSON.stringify(identity), JSON.stringify(provider), lines.at(-1) as string]), `oidc${Math.random().toString(36).slice(2, 8)}`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.warnings).toEqual([expect.stringMatching(/OpenID provider "corp" was not carried over/)]);
+    const providers = await admin(server, 'query($id: ID!) { app(id: $id) { oidcProviders { name } } }', { id: reply.body.app.id });
+    expect(providers.body.data.app.oidcProviders).toEqual([]);
+    const rows = await server.store.query<{ subject: string }>(sql`SELECT subject FROM tessera.oidc_identities WHERE app_id = ${reply.body.app.id as string}`);
+    expect(rows.rows).toEqual([{ subject: 'sub-1' }]);
   });
 
   it('the export is one point in time: rows written while it streams are not in it', async () => {
