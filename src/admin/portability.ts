@@ -116,7 +116,7 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
             for (const { table, cursor } of cursors) {
               await writer.record({ kind: 'table', name: table.name, of: table.of, columns: table.columns.map((c) => c.name) });
               for (let batch = await cursor.next(EXPORT_BATCH); batch.length > 0; batch = await cursor.next(EXPORT_BATCH)) {
-                for (const { r } of batch) await writer.row(r);
+                await writer.rows(batch.map(({ r }) => r));
                 onProgress?.(writer.rowCount);
               }
             }

@@ -66,6 +66,19 @@ export class ArchiveWriter {
     await this.#line(json);
   }
 
+  /** Rows of the current table, each the text of a JSON array: one wait at most per chunk. */
+  async rows(texts: readonly string[]): Promise<void> {
+    const table = this.#table;
+    if (table === undefined) throw new Error('a row must follow its table record');
+    if (this.#failure) throw this.#failure;
+    this.#rows[table] = (this.#rows[table] ?? 0) + texts.length;
+    for (const text of texts) {
+      this.#lines += 1;
+      this.#buffer += `${text}\n`;
+      if (this.#buffer.length >= CHUNK_CHARS) await this.#flush();
+    }
+  }
+
   /** Writes the trailer and ends the stream once everything is flushed; what the trailer says. */
   async end(): Promise<EndRecord> {
     await this.#flush();
