@@ -12,6 +12,7 @@ const ALLOWED = {
   sql: [],
   secrets: [], // sealing secrets the server must read back
   outbound: [], // HTTP calls made for an app, kept off private networks
+  archive: ['errors'], // the app archive format (export, import)
   model: ['errors'],
   store: ['sql', 'model', 'errors'],
   permissions: ['sql', 'model', 'errors'],
@@ -22,9 +23,9 @@ const ALLOWED = {
   compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
   files: ['store', 'errors'], // file bytes: storage drivers, signed URLs, the removal worker
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
-  admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'errors'],
-  cli: ['build', 'server', 'admin', 'store', 'model', 'errors'],
+  admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'archive', 'errors', 'sql'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'archive', 'errors'],
+  cli: ['build', 'server', 'admin', 'store', 'model', 'archive', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

@@ -2,6 +2,7 @@
 // endpoints are reported under, and a cache so one request loads an app's detail once.
 
 import { notFound } from '../errors/index.js';
+import type { PortabilityPort } from './portabilityApi.js';
 import type { AdminService, AppDetail, MailTester, TrafficSource } from './types.js';
 
 export interface AdminContext {
@@ -14,14 +15,17 @@ export interface AdminContext {
   traffic: TrafficSource;
   /** Apps' test mail. */
   mail: MailTester;
+  /** Export URLs and forks. */
+  portability: PortabilityPort;
 }
 
-export function createAdminContext(admin: AdminService, publicUrl: string, traffic: TrafficSource, mail: MailTester): AdminContext {
+export function createAdminContext(admin: AdminService, publicUrl: string, traffic: TrafficSource, mail: MailTester, portability: PortabilityPort): AdminContext {
   const details = new Map<string, Promise<AppDetail>>();
   return {
     admin,
     traffic,
     mail,
+    portability,
     publicUrl: publicUrl.replace(/\/+$/, ''),
     appDetail(id) {
       let detail = details.get(id);

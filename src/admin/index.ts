@@ -10,3 +10,7 @@ export { ADMIN_SDL } from './sdl.js';
 export { createAdminService } from './service.js';
 export type { AdminServiceOptions } from './service.js';
 export { MAX_DELIVERIES_LISTED } from './functions.js';
+export { createPortability } from './portability.js';
+export type { Portability, PortabilityOptions, ProgressListener } from './portability.js';
+export type { ImportResult } from './importArchive.js';
+export type { PortabilityPort } from './portabilityApi.js';

@@ -3,6 +3,7 @@
 
 import { GraphQLError, GraphQLObjectType, GraphQLScalarType, assertValidSchema, buildSchema } from 'graphql';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import { PORTABILITY_MUTATIONS, PORTABILITY_SDL } from './portabilityApi.js';
 import { ADMIN_RESOLVERS } from './resolvers.js';
 import { ADMIN_SDL } from './sdl.js';
 
@@ -13,7 +14,8 @@ function serializeDateTime(value: unknown): string {
 }
 
 function attachResolvers(schema: GraphQLSchema): void {
-  for (const [typeName, fields] of Object.entries(ADMIN_RESOLVERS)) {
+  const resolvers = { ...ADMIN_RESOLVERS, Mutation: { ...ADMIN_RESOLVERS.Mutation, ...PORTABILITY_MUTATIONS } };
+  for (const [typeName, fields] of Object.entries(resolvers)) {
     const type = schema.getType(typeName);
     if (!(type instanceof GraphQLObjectType)) throw new Error(`Resolvers given for unknown type ${typeName}`);
     const fieldMap = type.getFields();
@@ -28,7 +30,7 @@ function attachResolvers(schema: GraphQLSchema): void {
 
 /** The management API schema (built once; contexts are per request). */
 export function createAdminSchema(): GraphQLSchema {
-  const schema = buildSchema(ADMIN_SDL);
+  const schema = buildSchema(ADMIN_SDL + PORTABILITY_SDL);
   attachResolvers(schema);
   const dateTime = schema.getType('DateTime');
   if (!(dateTime instanceof GraphQLScalarType)) throw new Error('DateTime scalar missing from the admin SDL');

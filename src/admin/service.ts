@@ -56,7 +56,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-function summary(app: AppRow): AppSummary {
+export function summary(app: AppRow): AppSummary {
   return {
     id: app.id,
     name: app.name,
@@ -150,7 +150,7 @@ function validateCorsOrigins(value: unknown): string[] | null {
   return [...new Set(value as string[])];
 }
 
-function signingKey() {
+export function signingKey() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const kid = randomUUID();
   return {

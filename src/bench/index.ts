@@ -15,6 +15,7 @@ import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
 import { filesSection } from './filesBench.js';
 import { functionsSection, hooksSection } from './functionsBench.js';
+import { exportSection } from './exportBench.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
 import { soakSection } from './soak.js';
@@ -68,7 +69,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, soak: soakSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

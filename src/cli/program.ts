@@ -8,6 +8,7 @@ import { registerCompletionCommand } from './commands/completion.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerOidcCommands } from './commands/oidc.js';
 import { registerFunctionCommands } from './commands/functions.js';
+import { registerPortabilityCommands } from './commands/portability.js';
 import { registerSchemaCommands } from './commands/schema.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerTokenCommands } from './commands/token.js';
@@ -42,6 +43,7 @@ export function buildProgram(io: CliIo): Command {
 
   registerServerCommands(program, io);
   registerAppCommands(program, io);
+  registerPortabilityCommands(program, io);
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);
   registerOidcCommands(program, io);

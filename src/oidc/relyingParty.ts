@@ -149,6 +149,14 @@ export class OidcRelyingParty {
     return this.#secrets.seal(secret, secretContext(appId, name));
   }
 
+  /**
+   * A client secret sealed for provider `from.name` of app `from.appId`, sealed again for
+   * `to` (an app copied or imported); UnsealError when this server's key cannot open it.
+   */
+  resealSecret(sealed: string, from: { appId: string; name: string }, to: { appId: string; name: string }): string {
+    return this.#secrets.seal(this.#secrets.open(sealed, secretContext(from.appId, from.name)), secretContext(to.appId, to.name));
+  }
+
   #prepare(provider: StoredProvider): Prepared {
     const id = `${provider.appId}\u0000${provider.name}`;
     const key = `${provider.createdAt.getTime()}\u0000${provider.issuer}\u0000${provider.clientId}`;

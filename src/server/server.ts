@@ -40,6 +40,7 @@ import type { AnsweredOperation } from './traffic.js';
 import { statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
+import { portabilityOf } from './portability.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import { DeliveryWorker, FunctionSecrets, OutboxSignal, functionMetrics } from '../functions/index.js';
 import type { DeliverySchedule, FunctionsSetup } from '../functions/index.js';
@@ -79,6 +80,8 @@ export interface ServerOptions {
   tracer?: Tracer | undefined;
   /** Redeems apps' OpenID sign-ins (default none: loginUserWithOidc answers NOT_IMPLEMENTED). */
   oidc?: OidcRelyingParty | undefined;
+  /** The server's secret key, which signs export links (default: a key derived from the platform key). */
+  secretKey?: string | undefined;
   /**
    * Functions: the key their secrets are sealed under and whether they may be on private
    * networks, and (tests) a shorter delivery schedule. Without it this instance delivers no
@@ -217,7 +220,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', async () => traffic.stop());
   const mailer = new Mailer(options.mail ?? {});
   app.addHook('onClose', async () => mailer.close());
-  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic), mail: mailTester(registry, mailer) });
+  const portability = portabilityOf(app, options, publicUrl);
+  installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic), mail: mailTester(registry, mailer), portability });
   const throttle = new LoginThrottle(store, options.loginLimits);
   let stopPruning: (() => void) | undefined;
   app.addHook('onReady', async () => {

@@ -143,6 +143,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     oidc,
     functions,
     files: { storage: await fileStorage(config), secret: secretKey.key },
+    secretKey: secretKey.key,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

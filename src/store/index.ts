@@ -78,3 +78,7 @@ export {
   updateFunctionRow,
 } from './catalog/functions.js';
 export type { ClaimedDelivery, DeliveryClaim, DeliveryOutcome, DeliveryRow, DeliveryStatus, FunctionKindName, FunctionRow, NewDelivery } from './catalog/functions.js';
+
+export * from './portability/index.js';
+export { copyAccountRows, insertPortableOidcIdentity, insertPortableTotpFactor, portableOidcIdentities, portableTotpFactors } from './catalog/portable.js';
+export type { PortableOidcIdentity, PortableTotpFactor } from './catalog/portable.js';

@@ -109,3 +109,14 @@ export function appSocketUrl(appId: string): string {
 export function socketUrlOf(endpoint: string): string {
   return endpoint.replace(/^http/, 'ws');
 }
+
+/** A signed link that downloads the app's archive (valid 15 minutes, no key needed). */
+export async function exportAppUrl(appId: string): Promise<string> {
+  const query = 'mutation($i: ExportAppInput!) { exportApp(input: $i) { url } }';
+  return (await adminRequest<{ exportApp: { url: string } }>(query, { i: { appId } })).exportApp.url;
+}
+
+export async function forkApp(appId: string, name: string): Promise<{ app: AppSummary; warnings: string[] }> {
+  const query = `mutation($i: ForkAppInput!) { forkApp(input: $i) { app { ${SUMMARY} } warnings } }`;
+  return (await adminRequest<{ forkApp: { app: AppSummary; warnings: string[] } }>(query, { i: { appId, name } })).forkApp;
+}

@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../components/Dialog';
 import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
 import { useAction, useAsync } from '../components/useAsync';
+import { ExportAppButton, ForkAppDialog } from './AppPortability';
 import { hrefOf, navigate } from '../router';
 
 const STARTER_SCHEMA = `# The app's schema: types, fields, relations and permissions.
@@ -19,6 +20,7 @@ const STARTER_SCHEMA = `# The app's schema: types, fields, relations and permiss
 export function AppsPage() {
   const apps = useAsync(listApps, []);
   const [deleting, setDeleting] = useState<AppSummary | null>(null);
+  const [forking, setForking] = useState<AppSummary | null>(null);
 
   return (
     <>
@@ -62,6 +64,10 @@ export function AppsPage() {
                   <Link className="button small" href={hrefOf({ page: 'explorer', appId: app.id })}>
                     Explorer
                   </Link>
+                  <ExportAppButton app={app} />
+                  <button type="button" className="button small" onClick={() => setForking(app)}>
+                    Fork {app.name}
+                  </button>
                   <button type="button" className="button small danger" onClick={() => setDeleting(app)}>
                     Delete {app.name}
                   </button>
@@ -71,6 +77,7 @@ export function AppsPage() {
           </ul>
         )}
       </section>
+      {forking && <ForkAppDialog app={forking} onClose={() => setForking(null)} onForked={apps.reload} />}
       {deleting && <DeleteAppDialog app={deleting} onClose={() => setDeleting(null)} onDeleted={apps.reload} />}
     </>
   );

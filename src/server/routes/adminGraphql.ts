@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { createAdminContext, createAdminSchema } from '../../admin/index.js';
-import type { AdminService, MailTester, TrafficSource } from '../../admin/index.js';
+import type { AdminService, MailTester, PortabilityPort, TrafficSource } from '../../admin/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { schemaOperations } from '../operation/schemaOperations.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
@@ -19,6 +19,7 @@ export interface AdminRouteOptions {
   publicUrl: () => string;
   traffic: TrafficSource;
   mail: MailTester;
+  portability: PortabilityPort;
 }
 
 export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOptions): void {
@@ -33,7 +34,7 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
       handler: async (request, reply) => {
         const runner = schemaOperations({
           schema,
-          contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic, options.mail),
+          contextValue: createAdminContext(options.admin, options.publicUrl(), options.traffic, options.mail, options.portability),
           requestId: request.id,
           maxTokens: ADMIN_MAX_TOKENS,
           onInternalError: (err) => request.log.error({ err }, 'management operation failed'),
