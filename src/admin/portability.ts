@@ -6,10 +6,12 @@
 
 import { ArchiveWriter } from '../archive/index.js';
 import type { EndRecord } from '../archive/index.js';
-import { notFound } from '../errors/index.js';
-import { parseSchema, planMigration } from '../model/index.js';
+import { badInput, notFound } from '../errors/index.js';
+import { FILE, parseSchema, planMigration } from '../model/index.js';
+import type { AppModel } from '../model/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import {
+  appSchemaName,
   appTables,
   applyPlan,
   checkForeignKeys,
@@ -36,7 +38,7 @@ import type { AppTable, Store, Transaction } from '../store/index.js';
 import { checkAppName, resealProviders } from './carryOver.js';
 import { importArchive } from './importArchive.js';
 import type { ImportResult } from './importArchive.js';
-import { sql } from '../sql/index.js';
+import { ident, sql } from '../sql/index.js';
 import { dataFailure } from './portableErrors.js';
 import { newAppId, signingKey, summary } from './service.js';
 import type { AppSummary } from './types.js';
@@ -58,7 +60,9 @@ export interface PortabilityOptions {
 export type ProgressListener = (rows: number) => void;
 
 export interface Portability {
-  /** Writes the app's archive; NOT_FOUND when there is no such app. Ends the writer. */
+  /** Throws what would stop the app's export before a byte is written (an app holding files). */
+  checkExportable(appId: string): Promise<void>;
+  /** Writes the app's archive; NOT_FOUND when there is no such app. Ends the writer (aborts it on a failure). */
   exportApp(appId: string, writer: ArchiveWriter, onProgress?: ProgressListener): Promise<EndRecord>;
   /** Makes a new app of an archive, all or nothing. */
   importApp(source: AsyncIterable<Uint8Array>, options?: { name?: string | undefined; onProgress?: ProgressListener | undefined }): Promise<ImportResult>;
@@ -80,8 +84,28 @@ async function copyData(tx: Transaction, fromApp: string, toApp: string, from: r
   await checkForeignKeys(tx, toApp, to);
 }
 
+/**
+ * Files' bytes do not travel in archives or forks yet: an app holding File rows is refused
+ * rather than copied into an app whose files would have no bytes.
+ */
+async function refuseFiles(tx: Transaction, appId: string, model: AppModel, what: 'exported' | 'forked'): Promise<void> {
+  const type = model.types.find((t) => t.name === FILE);
+  if (!type) return;
+  const { rows } = await tx.query<{ held: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM ${ident(appSchemaName(appId), type.table)}) AS held`);
+  if (rows[0]?.held) throw badInput(`This app holds files, which cannot be ${what} yet (their bytes do not travel): delete them first, or back the app up with the store's own tools (docs/portability.md)`, { field: 'appId' });
+}
+
 export function createPortability(store: Store, options: PortabilityOptions): Portability {
   return {
+    async checkExportable(appId) {
+      const app = await findApp(store, appId);
+      if (!app) throw notFound(`No app with id or name "${appId}"`);
+      await store.transaction(async (tx) => {
+        const live = await liveSchema(tx, app.id);
+        if (live) await refuseFiles(tx, app.id, live.model, 'exported');
+      });
+    },
+
     async exportApp(appId, writer, onProgress) {
       const app = await findApp(store, appId);
       if (!app) throw notFound(`No app with id or name "${appId}"`);
@@ -90,6 +114,7 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
         async (tx, declare) => {
           const [live, row] = [await liveSchema(tx, app.id), await findApp(tx, app.id)];
           if (!live || !row) throw notFound(`No app with id or name "${appId}"`);
+          await refuseFiles(tx, app.id, live.model, 'exported');
           const tables = appTables(live.model);
           const cursors = [];
           for (const t of tables) cursors.push({ table: t, cursor: await declare<{ r: string }>(rowsAsJson(app.id, t.name, t.columns)) });
@@ -133,7 +158,11 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
             throw err;
           }
         },
-      );
+      ).catch((err: unknown) => {
+        // Failed before the first record (the snapshot could not be taken): the download ends cut short.
+        writer.abort(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      });
     },
 
     importApp(source, importOptions = {}) {
@@ -152,6 +181,7 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
           await tx.query(REPEATABLE_READ);
           const [live, row] = [await liveSchema(tx, source.id), await findApp(tx, source.id)];
           if (!live || !row) throw notFound(`No app with id or name "${appId}"`);
+          await refuseFiles(tx, source.id, live.model, 'forked');
           const model = parseSchema(live.sdl);
           const plan = planMigration(null, model);
           await insertApp(tx, { id, name, settings: row.settings });

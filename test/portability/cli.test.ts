@@ -42,7 +42,7 @@ describe.each(STORE_KINDS)('tessera app export|import|fork (%s)', (kind) => {
     // 26 notes and the built-in admin role.
     expect(exported.stderr).toMatch(/exported 27 rows \(\d[\d,]* rows\/s\)/);
     expect(exported.code).toBe(0);
-    expect(exported.stdout).toBe(`exported app ${appName} (4 tables, 27 rows) to ${out}\n`);
+    expect(exported.stdout).toBe(`exported app ${appName} (5 tables, 27 rows) to ${out}\n`);
     expect(archiveLines(readFileSync(out))[0]).toContain('"kind":"header"');
 
     const imported = await runCli(['app', 'import', out, '--name', `${appName}-copy`], { env: env() });

@@ -43,7 +43,7 @@ describe.each(STORE_KINDS)('export and import (%s)', (kind) => {
     expect(lines[1]).toMatchObject({ kind: 'schema', version: 2, sdl: SCHEMA_V2 });
     expect(lines[2]).toMatchObject({ kind: 'settings', settings: { maxDepth: 12, defaultPageSize: 20 } });
     const tables = lines.filter((l) => l.kind === 'table').map((l) => l.name as string);
-    expect(tables).toEqual(['City', 'Country', 'Post', 'Role', 'User', 'Friendship', 'UserEdits', 'UserRoles']);
+    expect(tables).toEqual(['City', 'Country', 'File', 'Post', 'Role', 'User', 'Friendship', 'UserEdits', 'UserRoles']);
     const kinds = new Set(lines.map((l) => (Array.isArray(l) ? 'row' : (l.kind as string))));
     expect([...kinds]).toEqual(expect.arrayContaining(['totpFactor', 'trustedDocuments', 'end']));
     const end = lines.at(-1);

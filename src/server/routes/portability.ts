@@ -42,6 +42,7 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
     if (!appId) throw new TesseraError('FORBIDDEN', 'The export link is invalid or has expired; ask exportApp for a new one');
     const found = await findApp(options.store, appId);
     if (!found || found.id !== appId) throw notFound('The app of this export link no longer exists');
+    await options.portability.checkExportable(appId);
     const writer = new ArchiveWriter();
     const started = Date.now();
     options.portability.exportApp(appId, writer).then(
