@@ -5,12 +5,10 @@
 // answer or an answer of another shape fails the mutation (FUNCTION_FAILED). What the
 // function's message or the failure says reaches the client; secrets and bodies never do.
 
-import { randomUUID } from 'node:crypto';
 import { TesseraError } from '../errors/index.js';
 import type { AppFunctions } from './appFunctions.js';
-import { callFunction, failureReason } from './call.js';
+import { callForOperation } from './call.js';
 import type { FunctionCalling } from './call.js';
-import type { FunctionSecrets } from './sealing.js';
 
 type Input = Record<string, unknown>;
 
@@ -43,28 +41,13 @@ export function beforeHooks(options: BeforeHooksOptions) {
     async run(operation: string, input: Input, caller: { userId?: string | undefined; admin: boolean }): Promise<Input> {
       let current = input;
       for (const row of functions.attached('BEFORE', operation)) {
-        let opened: ReturnType<FunctionSecrets['open']>;
-        try {
-          opened = options.calling.secrets.open(row);
-        } catch (err) {
-          options.log?.error({ err, appId: options.appId, function: row.name }, "a function's secret could not be opened with this server's key");
-          throw failed(row.name, operation, "its secret does not open with this server's key");
-        }
-        const { definition, secret } = opened;
-        const body = {
-          id: randomUUID(),
-          app: options.appId,
-          function: row.name,
-          operation,
-          caller: { userId: caller.userId === undefined ? null : options.userApiId(caller.userId), admin: caller.admin },
-          input: current,
-          createdAt: new Date().toISOString(),
-        };
-        const result = await callFunction(definition, secret, body, { allowPrivate: options.calling.allowPrivate, observe: options.calling.observe });
-        if (!result.ok) {
-          options.log?.warn({ appId: options.appId, function: row.name, operation, failure: result.kind, status: result.status, reason: result.message }, 'a BEFORE call failed');
-          throw failed(row.name, operation, failureReason(result));
-        }
+        const result = await callForOperation(
+          options.calling,
+          row,
+          { app: options.appId, function: row.name, operation, caller: { userId: caller.userId === undefined ? null : options.userApiId(caller.userId), admin: caller.admin }, input: current },
+          options.log,
+        );
+        if (!result.ok) throw failed(row.name, operation, result.reason);
         const answer = result.body;
         if (answer === '' || answer === undefined) continue;
         if (!isObject(answer)) throw failed(row.name, operation, 'its answer is not a JSON object');

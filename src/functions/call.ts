@@ -4,9 +4,11 @@
 // answer, or a failure saying which kind. Each call is reported to an observer (metrics, logs)
 // without its body, secret or header values.
 
+import { randomUUID } from 'node:crypto';
 import { OutboundError, outboundFetch } from '../outbound/index.js';
 import type { FunctionDefinition } from './definition.js';
 import type { FunctionSecrets } from './sealing.js';
+import type { FunctionRow } from '../store/index.js';
 import { MAX_ANSWER_BYTES } from './definition.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
@@ -132,4 +134,32 @@ export async function callFunction(fn: FunctionDefinition, secret: string, body:
   }
   policy.observe?.(fn, result, (performance.now() - started) / 1000);
   return result;
+}
+
+/** Why a stored function could not be called for an operation, in words for the client. */
+export type OperationCallRefusal = { ok: false; reason: string; secretUnopened: boolean };
+
+/**
+ * Calls a stored function for one operation of its app: its secret opened (a secret this
+ * server's key cannot open is logged, never shown), the body given its id and time, signed and
+ * sent under the server's policy. Resolves to the answer, or why there is none — a failed
+ * call logged with its kind and status, never its body or secret.
+ */
+export async function callForOperation(
+  calling: FunctionCalling,
+  row: FunctionRow,
+  body: Omit<FunctionCallBody, 'id' | 'createdAt'>,
+  log?: { error(detail: object, message: string): void; warn(detail: object, message: string): void },
+): Promise<FunctionCallAnswer | OperationCallRefusal> {
+  let opened: ReturnType<FunctionSecrets['open']>;
+  try {
+    opened = calling.secrets.open(row);
+  } catch (err) {
+    log?.error({ err, appId: row.appId, function: row.name }, "a function's secret could not be opened with this server's key");
+    return { ok: false, reason: "its secret does not open with this server's key", secretUnopened: true };
+  }
+  const result = await callFunction(opened.definition, opened.secret, { id: randomUUID(), ...body, createdAt: new Date().toISOString() }, { allowPrivate: calling.allowPrivate, observe: calling.observe });
+  if (result.ok) return result;
+  log?.warn({ appId: row.appId, function: row.name, operation: body.operation, failure: result.kind, status: result.status, reason: result.message }, `a ${row.kind === 'RESOLVER' ? 'resolver' : row.kind} call failed`);
+  return { ok: false, reason: failureReason(result), secretUnopened: false };
 }

@@ -6,8 +6,8 @@
 export { DEFAULT_TIMEOUT_MS, FUNCTION_KINDS, FUNCTION_NAME, HEADER_NAME, MAX_ANSWER_BYTES, MAX_HEADERS, MAX_HEADER_VALUE, MAX_OPERATIONS, MAX_TIMEOUT_MS, MAX_URL_LENGTH, MIN_TIMEOUT_MS, RESERVED_HEADERS } from './definition.js';
 export type { FunctionDefinition, FunctionHeader, FunctionKind } from './definition.js';
 export { EVENT_ID_HEADER, SIGNATURE_HEADER, generateFunctionSecret, signatureHeader, verifySignature } from './signature.js';
-export { callFunction, failureReason } from './call.js';
-export type { FunctionCalling, FunctionCallAnswer, FunctionCallBody, FunctionCallFailure, FunctionCallObserver, FunctionCallPolicy, FunctionCallResult, FunctionFailureKind } from './call.js';
+export { callForOperation, callFunction, failureReason } from './call.js';
+export type { FunctionCalling, OperationCallRefusal, FunctionCallAnswer, FunctionCallBody, FunctionCallFailure, FunctionCallObserver, FunctionCallPolicy, FunctionCallResult, FunctionFailureKind } from './call.js';
 export { MAX_LABELLED_FUNCTIONS, functionMetrics } from './metrics.js';
 export type { FunctionMetricsOptions } from './metrics.js';
 export { FunctionSecrets } from './sealing.js';
