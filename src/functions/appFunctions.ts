@@ -8,11 +8,14 @@ export class AppFunctions {
   readonly #rows: readonly FunctionRow[];
   readonly #events = new Map<string, string[]>();
   readonly #queued: () => void;
+  /** Asked by every mutation (its ports), so worked out once per loaded app. */
+  readonly #hasBefore: boolean;
 
   /** `queued`: told after a commit that wrote outbox rows (it wakes a delivery worker). */
   constructor(rows: readonly FunctionRow[], queued: () => void = () => {}) {
     this.#rows = rows;
     this.#queued = queued;
+    this.#hasBefore = rows.some((r) => r.kind === 'BEFORE' && r.enabled);
     for (const row of rows) {
       if (row.kind !== 'EVENT' || !row.enabled) continue;
       for (const operation of row.operations) {
@@ -32,7 +35,7 @@ export class AppFunctions {
 
   /** Whether any BEFORE function is enabled (a mutation calls no hook otherwise). */
   get hasBefore(): boolean {
-    return this.#rows.some((r) => r.kind === 'BEFORE' && r.enabled);
+    return this.#hasBefore;
   }
 
   /** Whether any EVENT function is enabled (a mutation skips the outbox entirely otherwise). */
