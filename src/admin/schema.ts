@@ -5,6 +5,7 @@ import { GraphQLError, GraphQLObjectType, GraphQLScalarType, assertValidSchema, 
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { PORTABILITY_MUTATIONS, PORTABILITY_SDL } from './portabilityApi.js';
 import { ADMIN_RESOLVERS } from './resolvers.js';
+import { FUNCTIONS_SDL } from './functionsSdl.js';
 import { ADMIN_SDL } from './sdl.js';
 
 function serializeDateTime(value: unknown): string {
@@ -30,7 +31,7 @@ function attachResolvers(schema: GraphQLSchema): void {
 
 /** The management API schema (built once; contexts are per request). */
 export function createAdminSchema(): GraphQLSchema {
-  const schema = buildSchema(ADMIN_SDL + PORTABILITY_SDL);
+  const schema = buildSchema(ADMIN_SDL + FUNCTIONS_SDL + PORTABILITY_SDL);
   attachResolvers(schema);
   const dateTime = schema.getType('DateTime');
   if (!(dateTime instanceof GraphQLScalarType)) throw new Error('DateTime scalar missing from the admin SDL');
