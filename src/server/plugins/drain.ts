@@ -1,5 +1,7 @@
 // Connection draining for graceful shutdown: once the server is closing, every response
-// carries `Connection: close`, so keep-alive clients cannot hold the shutdown open.
+// carries `Connection: close`, and a kept-alive connection whose response was already under
+// way when the shutdown began (a download streaming out) is closed as soon as that response
+// ends, so keep-alive clients cannot hold the shutdown open until their idle timeout.
 
 import type { FastifyInstance } from 'fastify';
 
@@ -12,5 +14,11 @@ export function installDrain(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
     return payload;
+  });
+  // Node closes idle connections once when the listener stops; one that becomes idle later
+  // would otherwise wait out its keep-alive timeout. Its response has finished here, and Node
+  // counts the connection idle once the event that emitted this has run.
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
 }
