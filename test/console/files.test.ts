@@ -92,6 +92,15 @@ describe('console: files in the data browser', () => {
     await expectCount('2 objects');
   });
 
+  it('reaches the upload control by keyboard, its focus shown on the visible button', async () => {
+    await page.getByRole('button', { name: 'New File' }).focus();
+    await page.keyboard.press('Tab');
+    const input = page.getByLabel('Upload files…');
+    expect(await input.evaluate((el: { ownerDocument: { activeElement: unknown } }) => el.ownerDocument.activeElement === el)).toBe(true);
+    const outline = await page.evaluate<string>("getComputedStyle(document.querySelector('.upload-zone label')).outlineStyle");
+    expect(outline).toBe('solid');
+  });
+
   it('previews images, and renders no other file inline', async () => {
     const preview = rowOf('sunset.png').getByRole('img', { name: 'Preview of sunset.png' });
     await expect.poll(() => preview.evaluate((img: { complete: boolean; naturalWidth: number }) => (img.complete ? img.naturalWidth : 0))).toBe(64);
