@@ -51,6 +51,7 @@ export default defineConfig({
     proxy: {
       '/admin/graphql': 'http://127.0.0.1:4000',
       '/graphql': { target: 'http://127.0.0.1:4000', ws: true },
+      '/files': 'http://127.0.0.1:4000',
     },
   },
 });

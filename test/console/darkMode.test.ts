@@ -4,8 +4,10 @@
 // 4.5 between its colour and the background it is drawn on, in both schemes.
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../server/harness.js';
+import { CREATE_FILE, multipart, startFileServer } from '../files/harness.js';
+import type { FileServer } from '../files/harness.js';
 import type { TestServer } from '../server/harness.js';
 import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, signIn } from './harness.js';
 import type { PageProblems } from './harness.js';
@@ -82,6 +84,7 @@ const READ_TEXT = `(() => {
 /** The page's own background and text colour. */
 const READ_BASE = `(() => { const s = getComputedStyle(document.documentElement); return { background: s.backgroundColor, color: s.color }; })()`;
 
+let files: FileServer;
 let server: TestServer;
 let browser: Browser;
 let appId = '';
@@ -93,20 +96,26 @@ const missing = missingPrerequisite();
 describe('console: dark mode', () => {
   beforeAll(async () => {
     if (missing) throw new Error(`cannot run the console tests: ${missing}`);
-    server = await startTestServer('embedded', { logLevel: 'warn' });
+    files = await startFileServer('embedded', 'disk');
+    server = files.server;
     appId = await createApp(server, 'library', SCHEMA);
     const api = (query: string) => graphql(`${server.base}/graphql/${appId}`, server.key, query);
     const author = await api('mutation { createAuthor(input: { name: "Octavia E. Butler" }) { changedAuthor { id } } }');
     const authorId = author.body.data.createAuthor.changedAuthor.id as string;
     await api(`mutation { createBook(input: { title: "Kindred", pages: 264, authorId: "${authorId}" }) { changedBook { id } } }`);
     await api('mutation { createUser(input: { username: "lauren", password: "earthseed-1", email: "lauren@acorn.example" }) { changedUser { id } } }');
+    const cover = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#2952cc' } }).png().toBuffer();
+    const upload = await multipart({ endpoint: `${server.base}/graphql/${appId}` }, { query: CREATE_FILE, variables: { input: { blob: null } } }, { 0: ['variables.input.blob'] }, [{ name: '0', filename: 'cover.png', type: 'image/png', bytes: cover }], {
+      authorization: `Bearer ${server.key}`,
+    });
+    expect(upload.body.errors).toBeUndefined();
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     for (const c of contexts) await c.close();
     await browser?.close();
-    await server?.close();
+    await files?.close();
   });
 
   it('follows the system setting: light and dark pages differ in their computed colours', async () => {
@@ -173,6 +182,13 @@ describe('console: dark mode', () => {
       if (scheme === 'dark') await screenshot(page, '23-dark-picker', false);
       await page.keyboard.press('Escape');
       await page.keyboard.press('Escape');
+
+      await page.goto(`${server.base}/console/apps/${appId}/data/File`);
+      await page.getByRole('img', { name: 'Preview of cover.png' }).waitFor();
+      const filesPage = await check('files');
+      // The upload control and the file's cells are among the texts checked.
+      expect(filesPage.some((s) => s.text.startsWith('Upload files'))).toBe(true);
+      expect(filesPage.some((s) => s.where.startsWith('code.hash'))).toBe(true);
 
       await page.goto(`${server.base}/console/apps/${appId}/users`);
       await page.getByRole('cell', { name: 'not verified' }).waitFor();

@@ -1,5 +1,6 @@
-// GraphQL over HTTP for the console: one POST, errors turned into an ApiError that keeps every
-// error's code, message and extensions so pages can show them as the server said them.
+// GraphQL over HTTP for the console: one POST (JSON, or a multipart upload), errors turned into
+// an ApiError that keeps every error's code, message and extensions so pages can show them as
+// the server said them.
 
 export interface GraphQLErrorShape {
   message: string;
@@ -31,6 +32,8 @@ function networkError(err: unknown): ApiError {
   return new ApiError([{ message: `Could not reach the server: ${message}`, extensions: { code: 'NETWORK_ERROR' } }], 0);
 }
 
+const ACCEPT = 'application/graphql-response+json, application/json';
+
 export interface GraphQLResponse<T> {
   data?: T | null;
   errors?: GraphQLErrorShape[];
@@ -49,7 +52,7 @@ export async function postGraphQL<T>(
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        accept: 'application/graphql-response+json, application/json',
+        accept: ACCEPT,
         ...(token ? { authorization: `Bearer ${token}` } : {}),
       },
       body: JSON.stringify({ query, variables }),
@@ -57,21 +60,74 @@ export async function postGraphQL<T>(
   } catch (err) {
     throw networkError(err);
   }
-  let body: GraphQLResponse<T>;
+  let text: string;
   try {
-    body = (await response.json()) as GraphQLResponse<T>;
-  } catch {
-    throw new ApiError([{ message: `The server answered ${response.status} without a GraphQL body`, extensions: { code: 'INTERNAL' } }], response.status);
+    text = await response.text();
+  } catch (err) {
+    throw networkError(err);
   }
-  return { ...body, status: response.status };
+  return bodyOf<T>(response.status, text);
+}
+
+function bodyOf<T>(status: number, text: string): GraphQLResponse<T> & { status: number } {
+  try {
+    return { ...(JSON.parse(text) as GraphQLResponse<T>), status };
+  } catch {
+    throw new ApiError([{ message: `The server answered ${status} without a GraphQL body`, extensions: { code: 'INTERNAL' } }], status);
+  }
+}
+
+/** The data of an answer; its errors (or no data) as an ApiError. */
+function dataOf<T>(body: GraphQLResponse<T> & { status: number }): T {
+  if (body.errors?.length) throw new ApiError(body.errors, body.status);
+  if (body.data === undefined || body.data === null) throw new ApiError([{ message: 'The server returned no data', extensions: { code: 'INTERNAL' } }], body.status);
+  return body.data;
 }
 
 /** Like postGraphQL, but any error becomes an ApiError and the data is returned. */
 export async function requestGraphQL<T>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string | null): Promise<T> {
-  const body = await postGraphQL<T>(url, query, variables, token);
-  if (body.errors?.length) throw new ApiError(body.errors, body.status);
-  if (body.data === undefined || body.data === null) throw new ApiError([{ message: 'The server returned no data', extensions: { code: 'INTERNAL' } }], body.status);
-  return body.data;
+  return dataOf(await postGraphQL<T>(url, query, variables, token));
+}
+
+/** A file for an upload, and where in the variables it goes (`input.blob`, `input.attachments.0.blob`). */
+export interface UploadPart {
+  path: string;
+  file: File;
+}
+
+/**
+ * Sends one operation with files, as the GraphQL multipart request specification says: a part
+ * `operations` (the variables holding null where the files go), a part `map`, then the files.
+ * XMLHttpRequest rather than fetch, since only it reports how much of the body has been sent.
+ */
+export function uploadGraphQL<T>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  files: readonly UploadPart[],
+  token: string | null,
+  onProgress?: (sent: number, total: number) => void,
+): Promise<T> {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({ query, variables }));
+  form.append('map', JSON.stringify(Object.fromEntries(files.map((f, i) => [String(i), [`variables.${f.path}`]]))));
+  files.forEach((f, i) => form.append(String(i), f.file, f.file.name));
+  return new Promise<T>((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', url);
+    request.setRequestHeader('accept', ACCEPT);
+    if (token) request.setRequestHeader('authorization', `Bearer ${token}`);
+    if (onProgress) request.upload.onprogress = (event) => onProgress(event.loaded, event.total);
+    request.onload = () => {
+      try {
+        resolve(dataOf(bodyOf<T>(request.status, request.responseText)));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    request.onerror = () => reject(networkError(new Error('the upload did not complete')));
+    request.send(form);
+  });
 }
 
 /** The error as an ApiError, whatever was thrown. */

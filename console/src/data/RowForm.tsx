@@ -4,10 +4,12 @@
 import { useId, useState } from 'react';
 import type { FormEvent, ReactNode } from 'react';
 import { ErrorBox } from '../components/ErrorBox';
+import type { UploadPart } from '../api/graphql';
 import type { AppModel, InputFieldInfo, ModelInfo } from './model';
 import { RelationPicker } from './RelationPicker';
-import { saveRow } from './rows';
+import { saveRow, uploadValue } from './rows';
 import type { Row } from './rows';
+import { UploadProgress } from './UploadZone';
 import { useAction } from '../components/useAsync';
 
 type Values = Record<string, string>;
@@ -67,6 +69,8 @@ export function RowForm(props: {
   const fields = (mode === 'create' ? model.create?.fields : model.update?.fields) ?? [];
   const [values, setValues] = useState<Values>(() => Object.fromEntries(fields.map((f) => [f.name, initialValue(f, row)])));
   const [dirty, setDirty] = useState<Set<string>>(new Set());
+  const [files, setFiles] = useState<Record<string, File[]>>({});
+  const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(null);
   const { busy, error, run } = useAction();
   const formId = useId();
 
@@ -79,13 +83,27 @@ export function RowForm(props: {
     event.preventDefault();
     void run(async () => {
       const input: Record<string, unknown> = mode === 'update' && row ? { id: row.id } : {};
+      const parts: UploadPart[] = [];
       for (const field of fields) {
+        if (field.widget === 'upload') {
+          const upload = uploadValue(field, files[field.name] ?? []);
+          if (upload) {
+            input[field.name] = upload.value;
+            parts.push(...upload.parts);
+          }
+          continue;
+        }
         if (mode === 'update' && !dirty.has(field.name)) continue;
         const value = toValue(field, values[field.name] ?? '', mode);
         if (value !== undefined) input[field.name] = value;
       }
-      const id = await saveRow(props.endpoint, props.token, model, mode, input);
-      props.onSaved(id);
+      const name = parts.map((p) => p.file.name).join(', ');
+      try {
+        const id = await saveRow(props.endpoint, props.token, model, mode, input, parts, (sent, total) => setProgress({ name, sent, total }));
+        props.onSaved(id);
+      } finally {
+        setProgress(null);
+      }
     });
   };
 
@@ -105,10 +123,12 @@ export function RowForm(props: {
             value={values[field.name] ?? ''}
             initialLabel={relatedLabel(field, row, props.appModel)}
             onChange={(v) => set(field.name, v)}
+            onFiles={(chosen) => setFiles((f) => ({ ...f, [field.name]: chosen }))}
             {...props}
           />
         ))}
       </div>
+      {progress && <UploadProgress progress={progress} />}
       <ErrorBox error={error} title={mode === 'create' ? `Could not create the ${model.name}` : `Could not save the ${model.name}`} />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={props.onCancel} disabled={busy}>
@@ -129,6 +149,8 @@ function FieldControl(props: {
   /** For a relation: the label of the object it points to when the form opened. */
   initialLabel?: string | undefined;
   onChange: (value: string) => void;
+  /** For an upload: the files chosen. */
+  onFiles: (files: File[]) => void;
   appModel: AppModel;
   endpoint: string;
   token: string | null;
@@ -139,7 +161,7 @@ function FieldControl(props: {
       {field.name}
       <span className="field-type-hint">
         {' '}
-        {field.widget === 'relation' ? `${field.target ?? ''} object` : field.type}
+        {field.widget === 'relation' ? `${field.target ?? ''} object` : field.upload ? `${field.upload.list ? 'files' : 'a file'} to upload` : field.type}
         {field.required ? ' (required)' : ''}
       </span>
     </label>
@@ -208,6 +230,13 @@ function FieldControl(props: {
       );
     case 'relation':
       return <RelationControl {...props} label={label} />;
+    case 'upload':
+      return (
+        <div className="field">
+          {label}
+          <input type="file" id={id} multiple={field.upload?.list ?? false} required={field.required} onChange={(e) => props.onFiles([...(e.target.files ?? [])])} />
+        </div>
+      );
     case 'text':
       return (
         <div className="field">

@@ -27,10 +27,15 @@ export interface InputFieldInfo {
   /** The named type: String, Int, an enum, JSON, an embedded input… */
   type: string;
   required: boolean;
-  widget: 'text' | 'textarea' | 'password' | 'number' | 'integer' | 'boolean' | 'enum' | 'json' | 'relation';
+  widget: 'text' | 'textarea' | 'password' | 'number' | 'integer' | 'boolean' | 'enum' | 'json' | 'relation' | 'upload';
   enumValues?: string[];
   /** For `<relation>Id` fields: the related type. */
   target?: string;
+  /**
+   * For `upload` fields: one file or a list, and for a nested create of a File under a relation
+   * (`cover: CreateFileInput`) the field of that input the file goes in (`blob`).
+   */
+  upload?: { list: boolean; nested?: string };
   description?: string | undefined;
 }
 
@@ -43,6 +48,8 @@ export interface ModelInfo {
   /** Fields that can be filtered, with their operators (`eq`, `like`, …). */
   filters: { name: string; operators: string[]; valueType: string }[];
   labelField?: string;
+  /** The create input's field that takes the file, for a type whose objects are uploads (File). */
+  upload?: string;
   argTypes: { where: string; orderBy: string };
   create?: { mutation: string; input: string; payload: string; fields: InputFieldInfo[] };
   update?: { mutation: string; input: string; payload: string; fields: InputFieldInfo[] };
@@ -60,6 +67,8 @@ export const USER_TYPE = 'User';
 
 const LABEL_FIELDS = ['name', 'title', 'username', 'displayName', 'label', 'slug'];
 const JSON_TYPES = new Set(['JSON']);
+/** The scalar of the GraphQL multipart request specification: a file sent with the request. */
+const UPLOAD_SCALAR = 'Upload';
 
 function isNodeType(type: GraphQLNamedType): type is GraphQLObjectType {
   return isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node');
@@ -132,9 +141,14 @@ function inputFields(input: GraphQLInputObjectType, objectType: GraphQLObjectTyp
     const required = isNonNullType(field.type);
     const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
     const base = { name: field.name, type: named.name, required, description: field.description ?? undefined };
-    // A nested create under a relation's name (`author: CreateUserInput`): the form offers the id instead.
+    if (named.name === UPLOAD_SCALAR) return [{ ...base, widget: 'upload', upload: { list } }];
+    // A nested create under a relation's name (`author: CreateUserInput`): the form offers the id
+    // instead, except for new files (`cover: CreateFileInput`), which are uploaded with the object.
     const relation = objectFields[field.name];
-    if (isInputObjectType(named) && relation && (isNodeType(getNamedType(relation.type)) || isConnection(getNamedType(relation.type)))) return [];
+    if (isInputObjectType(named) && relation && (isNodeType(getNamedType(relation.type)) || isConnection(getNamedType(relation.type)))) {
+      const nested = Object.values(named.getFields()).find((f) => getNamedType(f.type).name === UPLOAD_SCALAR);
+      return nested ? [{ ...base, widget: 'upload', upload: { list, nested: nested.name } }] : [];
+    }
     if (field.name.endsWith('Id') && named.name === 'ID') {
       const single = objectFields[field.name.slice(0, -2)];
       const target = single ? getNamedType(single.type) : undefined;
@@ -230,6 +244,8 @@ export async function loadAppModel(endpoint: string, token: string | null): Prom
     if (label) info.labelField = label;
     const { create, update, remove } = rowMutationsOf(schema, type);
     if (create) info.create = create;
+    const upload = create?.fields.find((f) => f.widget === 'upload' && !f.upload?.nested);
+    if (upload) info.upload = upload.name;
     if (update) info.update = update;
     if (remove) info.remove = { mutation: remove.mutation, input: remove.input, payload: remove.payload };
     models.push(info);

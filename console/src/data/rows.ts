@@ -1,8 +1,9 @@
 // The data browser's requests to an app's generated API: a page of a connection (all objects
 // of a type, or a list relation of one object), and the create/update/delete mutations.
 
-import { requestGraphQL } from '../api/graphql';
-import type { ModelInfo } from './model';
+import { requestGraphQL, uploadGraphQL } from '../api/graphql';
+import type { UploadPart } from '../api/graphql';
+import type { InputFieldInfo, ModelInfo } from './model';
 
 export type Row = Record<string, unknown> & { id: string };
 
@@ -123,11 +124,35 @@ export async function loadRelated(
   };
 }
 
-export async function saveRow(endpoint: string, token: string | null, model: ModelInfo, mode: 'create' | 'update', input: Record<string, unknown>): Promise<string> {
+/** Where an upload's files go, for one field of an input: null placeholders in its value, and the parts that fill them. */
+export function uploadValue(field: InputFieldInfo, files: readonly File[]): { value: unknown; parts: UploadPart[] } | undefined {
+  if (files.length === 0 || !field.upload) return undefined;
+  const { list, nested } = field.upload;
+  const chosen = list ? files : files.slice(0, 1);
+  const placeholder = () => (nested ? { [nested]: null } : null);
+  const value = list ? chosen.map(placeholder) : placeholder();
+  const parts = chosen.map((file, i) => ({ file, path: ['input', field.name, ...(list ? [String(i)] : []), ...(nested ? [nested] : [])].join('.') }));
+  return { value, parts };
+}
+
+/**
+ * Creates or updates one object, answering its id. With `parts` (files placed by uploadValue)
+ * it is sent as a multipart upload, reporting the bytes sent to `onProgress`.
+ */
+export async function saveRow(
+  endpoint: string,
+  token: string | null,
+  model: ModelInfo,
+  mode: 'create' | 'update',
+  input: Record<string, unknown>,
+  parts: readonly UploadPart[] = [],
+  onProgress?: (sent: number, total: number) => void,
+): Promise<string> {
   const m = mode === 'create' ? model.create : model.update;
   if (!m) throw new Error(`${model.name} has no ${mode} mutation`);
   const query = `mutation Save($input: ${m.input}!) { result: ${m.mutation}(input: $input) { ${m.payload} { id } } }`;
-  const data = await requestGraphQL<{ result: Record<string, { id: string } | null> | null }>(endpoint, query, { input }, token);
+  type Data = { result: Record<string, { id: string } | null> | null };
+  const data = parts.length > 0 ? await uploadGraphQL<Data>(endpoint, query, { input }, parts, token, onProgress) : await requestGraphQL<Data>(endpoint, query, { input }, token);
   return data.result?.[m.payload]?.id ?? '';
 }
 

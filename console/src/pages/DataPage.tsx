@@ -1,9 +1,9 @@
 // The data browser: per model type, a page of objects (cursor pagination, ordering, a simple
-// filter), create / edit / delete through the app's generated API, and relations to follow.
-// It acts with the platform key, which the app endpoint takes as an admin credential.
+// filter), create / edit / delete through the app's generated API, relations to follow, and for
+// a File type uploads. It acts with the platform key, which the app endpoint takes as an admin
+// credential.
 
 import { useEffect, useMemo, useState } from 'react';
-import type { FormEvent } from 'react';
 import { appPath } from '../api/admin';
 import { platformKey } from '../api/session';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
@@ -11,12 +11,16 @@ import { ErrorBox, Loading } from '../components/ErrorBox';
 import { Link } from '../components/Link';
 import { Pager, useCursorPages } from '../components/Pager';
 import { useAsync } from '../components/useAsync';
-import { FieldValue } from '../data/FieldValue';
+import { Cell } from '../data/Cell';
+import { fileColumns } from '../data/FileField';
+import { FilterBar } from '../data/FilterBar';
+import type { Filter } from '../data/FilterBar';
 import { loadAppModel, parseValue } from '../data/model';
-import type { AppModel, Column, ModelInfo } from '../data/model';
+import type { AppModel, ModelInfo } from '../data/model';
 import { RowForm } from '../data/RowForm';
 import { deleteRow, loadPage } from '../data/rows';
 import type { PageRequest, Row } from '../data/rows';
+import { UploadZone } from '../data/UploadZone';
 import { dataViewHref, hrefOf, navigate, useLocation } from '../router';
 
 const PAGE_SIZE = 20;
@@ -74,7 +78,7 @@ function useViewParams() {
   }, [search]);
 }
 
-function whereOf(model: ModelInfo, filter: { field: string; op: string; value: string } | undefined): Record<string, unknown> | undefined {
+function whereOf(model: ModelInfo, filter: Filter | undefined): Record<string, unknown> | undefined {
   if (!filter) return undefined;
   const info = model.filters.find((f) => f.name === filter.field);
   if (!info) return undefined;
@@ -117,7 +121,7 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
     }
   };
 
-  const columns = model.columns;
+  const columns = model.upload ? fileColumns(model.columns) : model.columns;
   return (
     <section aria-labelledby="table-title">
       <div className="pane-head">
@@ -141,6 +145,7 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
           <Link href={dataViewHref(appId, model.name, {})}>Show all {model.name} objects</Link>
         </p>
       )}
+      {!via && <UploadZone model={model} endpoint={endpoint} token={platformKey()} onUploaded={page.reload} />}
       <FilterBar appId={appId} model={model} current={filter} via={via} />
       <div className="table-toolbar">
         <label htmlFor="order-field">Order by</label>
@@ -238,106 +243,10 @@ function DataTable({ appId, appModel, model, endpoint }: { appId: string; appMod
       </Dialog>
       <ConfirmDialog open={deleting !== null} title={`Delete this ${model.name}?`} confirmLabel={`Delete ${model.name}`} busy={busy} onConfirm={confirmDelete} onClose={() => setDeleting(null)}>
         <p>
-          The object <code>{deleting?.id}</code> is deleted, with its many-to-many edges; references to it are cleared.
+          The object <code>{deleting?.id}</code> is deleted, with its many-to-many edges; references to it are cleared.{model.upload ? ' Its file is removed from storage.' : ''}
         </p>
         <ErrorBox error={deleteError} title="Could not delete" />
       </ConfirmDialog>
     </section>
   );
-}
-
-function FilterBar({ appId, model, current, via }: { appId: string; model: ModelInfo; current: { field: string; op: string; value: string } | undefined; via: PageRequest['via'] }) {
-  const [field, setField] = useState(current?.field ?? model.filters.find((f) => f.valueType === 'String')?.name ?? model.filters[0]?.name ?? '');
-  const info = model.filters.find((f) => f.name === field);
-  const defaultOp = (i: typeof info) => (i?.operators.includes('like') ? 'like' : i?.operators.includes('eq') ? 'eq' : (i?.operators[0] ?? 'eq'));
-  const [op, setOp] = useState(current?.op ?? defaultOp(info));
-  const [value, setValue] = useState(current?.value ?? '');
-  useEffect(() => {
-    setField(current?.field ?? field);
-    setOp(current?.op ?? op);
-    setValue(current?.value ?? '');
-    // Follows the URL only.
-  }, [current?.field, current?.op, current?.value]);
-  const base: Record<string, string> = via ? { from: via.parentType, parent: via.parentId, via: via.field } : {};
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(dataViewHref(appId, model.name, { ...base, field, op, value }));
-  };
-  if (model.filters.length === 0) return null;
-  return (
-    <form className="filter-bar" onSubmit={apply} role="search" aria-label={`Filter ${model.name} objects`}>
-      <label htmlFor="filter-field">Filter</label>
-      <select
-        id="filter-field"
-        value={field}
-        onChange={(e) => {
-          setField(e.target.value);
-          setOp(defaultOp(model.filters.find((f) => f.name === e.target.value)));
-        }}
-      >
-        {model.filters.map((f) => (
-          <option key={f.name}>{f.name}</option>
-        ))}
-      </select>
-      <label htmlFor="filter-op" className="visually-hidden">
-        Operator
-      </label>
-      <select id="filter-op" value={op} onChange={(e) => setOp(e.target.value)}>
-        {info?.operators.map((o) => (
-          <option key={o}>{o}</option>
-        ))}
-      </select>
-      <label htmlFor="filter-value" className="visually-hidden">
-        Value
-      </label>
-      <input
-        id="filter-value"
-        value={value}
-        onChange={(e) => setValue(e.target.value)}
-        placeholder={op === 'like' ? '%pattern%' : op === 'isNull' ? 'true or false' : ['in', 'notIn', 'between', 'notBetween'].includes(op) ? 'a, b' : 'value'}
-      />
-      <button type="submit" className="button small">
-        Apply filter
-      </button>
-      {current && (
-        <button type="button" className="button small" onClick={() => navigate(dataViewHref(appId, model.name, base))}>
-          Clear filter
-        </button>
-      )}
-    </form>
-  );
-}
-
-function Cell({ appId, appModel, model, column, row }: { appId: string; appModel: AppModel; model: ModelInfo; column: Column; row: Row }) {
-  const value = row[column.name];
-  switch (column.kind) {
-    case 'single': {
-      const target = value as Record<string, unknown> | null;
-      if (!target) return <span className="null">—</span>;
-      const label = appModel.byName.get(column.target)?.labelField;
-      const text = label && target[label] ? String(target[label]) : String(target.id);
-      return (
-        <Link href={dataViewHref(appId, column.target, { field: 'id', op: 'eq', value: String(target.id) })} title={`Open ${column.target} ${String(target.id)}`}>
-          {text}
-        </Link>
-      );
-    }
-    case 'list': {
-      const count = (value as { aggregations?: { count?: number } } | null)?.aggregations?.count ?? 0;
-      return (
-        <Link href={dataViewHref(appId, column.target, { from: model.name, parent: row.id, via: column.name })} aria-label={`${column.name} of ${model.name} ${row.id}: ${count}`}>
-          {count} {column.target}
-          {count === 1 ? '' : 's'} →
-        </Link>
-      );
-    }
-    case 'value':
-      // Ids start with the same type prefix: their tail tells rows apart; the whole id is the title.
-      if (column.name === 'id' && typeof value === 'string') return <code className="id" title={value}>…{value.slice(-10)}</code>;
-      return <FieldValue value={value} />;
-    default: {
-      const never: never = column;
-      return never;
-    }
-  }
 }
