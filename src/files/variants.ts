@@ -163,10 +163,13 @@ export class ImageVariants {
     this.#storage = storage;
   }
 
-  /** Stores the variant `key` of the original under `original` unless it is stored already; its size. */
-  async ensure(original: string, key: string, variant: ImageVariant, format: OutputFormat): Promise<number> {
+  /**
+   * Stores the variant `key` of the original under `original` unless it is stored already: its
+   * size, and whether it was made now (for this request or one it waited for).
+   */
+  async ensure(original: string, key: string, variant: ImageVariant, format: OutputFormat): Promise<{ size: number; made: boolean }> {
     const stored = await this.#storage.size(key);
-    if (stored !== null) return stored;
+    if (stored !== null) return { size: stored, made: false };
     let making = this.#making.get(key);
     if (!making) {
       making = this.#make(original, key, variant, format).finally(() => this.#making.delete(key));
@@ -175,7 +178,7 @@ export class ImageVariants {
     await making;
     const size = await this.#storage.size(key);
     if (size === null) throw notFound('No such file');
-    return size;
+    return { size, made: true };
   }
 
   async #make(original: string, key: string, variant: ImageVariant, format: OutputFormat): Promise<void> {

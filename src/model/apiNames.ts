@@ -356,7 +356,7 @@ function* parts(model: AppModel): Generator<Part> {
   for (const type of types) {
     if (!builtinTraits(type)?.blob) continue;
     const X = type.name;
-    yield { namespace: 'type', names: [one(`fileTransform:${X}`, X, 'Transform'), one(`fileFit:${X}`, X, 'Fit'), one(`fileFormat:${X}`, X, 'Format')] };
+    for (const part of ['Transform', 'Fit', 'Format']) yield { namespace: 'type', names: [one(`file${part}:${X}`, `${X}${part}`)] };
   }
   // Root fields, payload fields.
   for (const type of types) {

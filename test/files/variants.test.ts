@@ -273,6 +273,15 @@ describe.each(COMBOS)('image variants (%s store, %s storage)', (kind, driver) =>
     expect(await variantUrl(png.id, { width: 4096, height: 1 })).toContain('variant=w4096-h1-cover');
   });
 
+  it("keeps an app's own type named FileFormat: the argument's enum takes another name", async () => {
+    const own = await createTestApp(fs.server, 'enum FileFormat { PAPER SCREEN }\ntype Doc @model { format: FileFormat }');
+    const file = await own.data('{ __type(name: "File") { fields { name args { type { name inputFields { name type { name } } } } } } }');
+    const transform = file.__type.fields.find((f: { name: string }) => f.name === 'url').args[0].type;
+    expect(transform.name).toBe('FileTransform');
+    expect(Object.fromEntries(transform.inputFields.map((f: { name: string; type: { name: string } }) => [f.name, f.type.name]))).toMatchObject({ fit: 'FileFit', format: 'FileFormat2' });
+    expect((await own.data('{ __type(name: "FileFormat") { enumValues { name } } }')).__type.enumValues.map((v: { name: string }) => v.name)).toEqual(['PAPER', 'SCREEN']);
+  });
+
   it('removes the variants with the File, and with the app', async () => {
     const doomed = (await uploadFile(app, alice, { filename: 'd.png', type: 'image/png', bytes: await photo('png') })).body.data.createFile.changedFile;
     for (const t of [{ width: 10 }, { format: 'WEBP' }]) expect((await fetch(await variantUrl(doomed.id, t))).status).toBe(200);

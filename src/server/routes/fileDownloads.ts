@@ -58,12 +58,16 @@ export function installFileDownloads(app: FastifyInstance, options: FileDownload
     if (variant) {
       const format = outputFormat(variant, row.contentType);
       const key = variantKey(row.key, variant, format);
-      const size = await variants.ensure(row.key, key, variant, format);
-      // Deleted while its variant was made: the removal may have run before the variant landed.
-      if (!(await stillThere(live.context, options.store, fileId))) {
+      const gone = async () => {
+        // Deleted while its variant was made: the removal may have run before the variant landed.
+        if (await stillThere(live.context, options.store, fileId)) return false;
         await storage.remove(key);
-        throw notFound('No such file');
-      }
+        return true;
+      };
+      const { size, made } = await variants.ensure(row.key, key, variant, format).catch(async (err: unknown) => {
+        throw (await gone()) ? notFound('No such file') : err;
+      });
+      if (made && (await gone())) throw notFound('No such file');
       download = { key, size, etag: variantEtag(row.sha256, key, size), contentType: mediaType(format), name: variantFileName(row.name, format), modifiedAt: row.modifiedAt };
     }
     return send(request, reply, storage, download, Number(stringOf(query.expires)));
