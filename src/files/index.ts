@@ -11,17 +11,5 @@ export type { SignatureCheck } from './signing.js';
 export { DEFAULT_REMOVAL_INTERVAL_MS, FileRemover } from './remover.js';
 export type { FileRemoverOptions } from './remover.js';
 export { Meter, tooBig } from './meter.js';
-export {
-  ImageVariants,
-  MAX_VARIANT_DIMENSION,
-  MAX_VARIANT_INPUT_PIXELS,
-  mediaType,
-  outputFormat,
-  parseVariant,
-  variantEtag,
-  variantFileName,
-  variantKey,
-  variantName,
-  variantsPrefix,
-} from './variants.js';
-export type { ImageVariant, OutputFormat, VariantFit, VariantFormat } from './variants.js';
+export { ImageVariants, mediaType, outputFormat, parseVariant, variantEtag, variantFileName, variantKey, variantName } from './variants.js';
+export type { ImageVariant, OutputFormat } from './variants.js';
