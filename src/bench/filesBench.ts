@@ -1,7 +1,8 @@
 // `npm run bench -- files`: upload and download throughput of a 100 MiB file through a server
 // keeping files on the local disk, next to copying the same bytes through a bare Node stream on
 // the same disk; and the server's peak resident memory while it takes a 1 GiB upload (its
-// bytes streamed from a file on disk by the client, in a process of its own).
+// bytes streamed from a file on disk by the client, in a process of its own); and the first
+// (made) and a later (stored) request of image variants of a 12-megapixel photo.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import sharp from 'sharp';
 import { generatePlatformKey } from '../server/index.js';
 
 const MIB = 1024 * 1024;
@@ -48,10 +50,10 @@ async function gql(base: string, path: string, token: string, query: string, var
   return body.data;
 }
 
-const OPERATIONS = JSON.stringify({ query: 'mutation($i: CreateFileInput!) { createFile(input: $i) { changedFile { url size } } }', variables: { i: { blob: null } } });
+const OPERATIONS = JSON.stringify({ query: 'mutation($i: CreateFileInput!) { createFile(input: $i) { changedFile { id url size } } }', variables: { i: { blob: null } } });
 const MAP = JSON.stringify({ 0: ['variables.i.blob'] });
 
-type Uploaded = { url: string; size: number };
+type Uploaded = { id: string; url: string; size: number };
 
 function fileOfAnswer(text: string): Uploaded {
   const body = JSON.parse(text) as { data?: { createFile?: { changedFile: Uploaded } }; errors?: unknown };
@@ -143,6 +145,8 @@ export async function filesSection(): Promise<void> {
     line('upload (createFile), body streamed by node:http, 100 MiB', streamSeconds);
     line('download (GET /files/…), 100 MiB', downloadSeconds);
 
+    await variantTimes(dir, endpoint, token);
+
     const big = join(dir, 'source-1024.bin');
     await fileOf(big, 1024);
     const pid = child.pid as number;
@@ -166,5 +170,36 @@ export async function filesSection(): Promise<void> {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Image variants of a 12-megapixel JPEG (4000 × 3000 of noise: the most a decoder has to do
+ * for that size): each variant's first request, which makes it, then a later one, which
+ * streams the stored copy; the whole answer read each time.
+ */
+async function variantTimes(dir: string, endpoint: string, token: string): Promise<void> {
+  const photo = join(dir, 'photo-12mp.jpg');
+  await sharp({ create: { width: 4000, height: 3000, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 30 } } }).jpeg({ quality: 85 }).toFile(photo);
+  const file = await upload(endpoint, token, photo);
+  console.log(`\n  image variants of a 12-megapixel JPEG (${(file.size / MIB).toFixed(1)} MiB)`);
+  const transforms: [string, Record<string, unknown>][] = [
+    ['width 800, JPEG', { width: 800, format: 'JPEG' }],
+    ['800 × 800 cover, WebP', { width: 800, height: 800, format: 'WEBP' }],
+    ['width 200, AVIF', { width: 200, format: 'AVIF' }],
+  ];
+  for (const [label, transform] of transforms) {
+    const query = 'query($id: ID!, $t: FileTransform) { getFile(id: $id) { url(transform: $t) } }';
+    const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables: { id: file.id, t: transform } }) });
+    const url = ((await response.json()) as { data: { getFile: { url: string } } }).data.getFile.url;
+    let bytes = 0;
+    const get = async () => {
+      const answer = await fetch(url);
+      if (answer.status !== 200) throw new Error(`variant ${label}: ${answer.status}`);
+      bytes = (await answer.arrayBuffer()).byteLength;
+    };
+    const first = await timed(get);
+    const stored = await timed(get);
+    console.log(`  ${label.padEnd(28)} first request ${(first * 1000).toFixed(0).padStart(5)} ms, stored ${(stored * 1000).toFixed(1).padStart(5)} ms  (${(bytes / 1024).toFixed(1)} KiB)`);
   }
 }

@@ -28,6 +28,11 @@ export interface FileUrlKeys {
   outer: string;
   /** When a URL made now expires (unix seconds), for a lifetime in seconds. */
   expiry(lifetimeSeconds: number): number;
+  /**
+   * The name of the image variant a `url(transform:)` argument asks for, which its URL carries
+   * and signs (files stage: variantName); BAD_USER_INPUT for a bad argument.
+   */
+  variant(transform: unknown): string;
 }
 
 export type { Link } from '../model/index.js';

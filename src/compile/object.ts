@@ -73,7 +73,7 @@ export function modelObject(s: CompileState, type: ModelType, row: SqlFragment, 
     if (name === '__typename') pairs.push([key, sql`${literal(type.name)}::text`]);
     else if (name === 'id') pairs.push([key, idSql(type.name, sql`${row}.id`)]);
     else if (name === 'createdAt' || name === 'modifiedAt') pairs.push([key, dateTimeOut(sql`${row}.${ident(name)}`)]);
-    else if (name === builtinTraits(type)?.blob?.url) pairs.push([key, fileUrl(s, type, row)]);
+    else if (name === builtinTraits(type)?.blob?.url) pairs.push([key, fileUrl(s, type, row, readArguments(fieldOf(s, type.name, name).args, node.arguments, s.binder).transform)]);
     else {
       const field = findField(type, name);
       if (!field) throw new Error(`unknown field ${type.name}.${name}`);

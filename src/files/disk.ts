@@ -18,8 +18,7 @@ export class DiskStorage implements BlobStorage {
 
   #path(key: string): string {
     checkKey(key);
-    const [app, file] = key.split('/') as [string, string];
-    return join(this.root, app, file);
+    return join(this.root, ...key.split('/'));
   }
 
   async put(key: string, body: Readable, maxBytes: number): Promise<StoredBlob> {
@@ -47,6 +46,15 @@ export class DiskStorage implements BlobStorage {
       return null;
     }
     return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async size(key: string): Promise<number | null> {
+    const path = this.#path(key);
+    try {
+      return (await stat(path)).size;
+    } catch {
+      return null;
+    }
   }
 
   async remove(key: string): Promise<void> {

@@ -1,5 +1,5 @@
-// The worker that removes file bytes queued in the catalog (a deleted File's, a deleted app's,
-// an upload no File claimed): every few seconds, and at once when woken after a delete, it
+// The worker that removes file bytes queued in the catalog (a deleted File's with its image
+// variants, a deleted app's, an upload no File claimed): every few seconds, and at once when woken after a delete, it
 // takes the due entries, removes their bytes and deletes each entry once they are gone. An
 // attempt that fails is tried again later with a growing wait, on this instance or another,
 // after a restart too: the queue is in the database.
@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import { finishFileRemoval, noteFileRemovalError, takeDueFileRemovals } from '../store/index.js';
 import { checkKey, checkPrefix } from './storage.js';
 import type { BlobStorage } from './storage.js';
+import { variantsPrefix } from './variants.js';
 
 export interface FileRemoverOptions {
   /** How often due removals are looked for (default 2 s). */
@@ -93,6 +94,8 @@ export class FileRemover {
         } else {
           checkKey(entry.key);
           await this.#storage.remove(entry.key);
+          // The entry is done once the file's image variants are gone too.
+          await this.#storage.removePrefix(variantsPrefix(entry.key));
         }
         await finishFileRemoval(this.#store, entry.key, entry.attempts);
         done += 1;

@@ -3,7 +3,7 @@
 // objects go with one listing and batched deletes. Credentials come from the SDK's usual chain
 // (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance roles) unless given.
 
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
@@ -73,6 +73,17 @@ export class S3Storage implements BlobStorage {
         new GetObjectCommand({ Bucket: this.#bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
       );
       return (answer.Body as Readable | undefined) ?? null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    checkKey(key);
+    try {
+      const answer = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return answer.ContentLength ?? null;
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;

@@ -1,4 +1,5 @@
-// Signed download URLs: HMAC-SHA256 over `<appId>/<fileId>/<expires>` under a key derived from
+// Signed download URLs: HMAC-SHA256 over `<appId>/<fileId>/<expires>` (with `/<variant>` for an
+// image variant, so a URL gives its holder that one variant and no other) under a key derived from
 // the server's secret key, checked in constant time. The data API computes the same HMAC inside
 // its SQL statement (from the two padded keys below), so a URL is only ever made for a row the
 // statement's rules let the caller read.
@@ -17,19 +18,22 @@ export class FileUrlSigner {
     this.#key = createHmac('sha256', secret).update('tessera file download urls v1').digest();
   }
 
-  /** The text signed for one URL. */
-  static message(appId: string, fileId: string, expires: number): string {
-    return `${appId}/${fileId}/${expires}`;
+  /** The text signed for one URL (of the file itself when `variant` is undefined). */
+  static message(appId: string, fileId: string, expires: number, variant?: string): string {
+    return variant === undefined ? `${appId}/${fileId}/${expires}` : `${appId}/${fileId}/${expires}/${variant}`;
   }
 
-  sign(appId: string, fileId: string, expires: number): string {
-    return createHmac('sha256', this.#key).update(FileUrlSigner.message(appId, fileId, expires)).digest('hex');
+  sign(appId: string, fileId: string, expires: number, variant?: string): string {
+    return createHmac('sha256', this.#key).update(FileUrlSigner.message(appId, fileId, expires, variant)).digest('hex');
   }
 
-  /** Whether `signature` is this server's for the file until `expires` (unix seconds), at `now` (ms). */
-  check(appId: string, fileId: string, expires: string, signature: string, now = Date.now()): SignatureCheck {
+  /**
+   * Whether `signature` is this server's for the file (or its image `variant`) until `expires`
+   * (unix seconds), at `now` (ms).
+   */
+  check(appId: string, fileId: string, expires: string, signature: string, variant?: string, now = Date.now()): SignatureCheck {
     if (!/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
-    const expected = Buffer.from(this.sign(appId, fileId, Number(expires)), 'hex');
+    const expected = Buffer.from(this.sign(appId, fileId, Number(expires), variant), 'hex');
     if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
     return Number(expires) * 1000 <= now ? 'expired' : 'valid';
   }

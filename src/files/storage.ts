@@ -1,6 +1,7 @@
 // The one small interface file bytes are kept behind, and the two drivers' shared rules: keys
-// are `<appId>/<fileId>` (store: fileKey), a put streams (never holding the whole body) and keeps nothing of a
-// body that failed or went over its limit.
+// are `<appId>/<fileId>` (store: fileKey) and, for an image variant of that file,
+// `<appId>/<fileId>.variants/<name>.<format>` (variants.ts); a put streams (never holding the
+// whole body) and keeps nothing of a body that failed or went over its limit.
 
 import type { Readable } from 'node:stream';
 
@@ -28,18 +29,20 @@ export interface BlobStorage {
   put(key: string, body: Readable, maxBytes: number): Promise<StoredBlob>;
   /** The bytes under `key` (or `range` of them); null when nothing is stored there. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
+  /** How many bytes are stored under `key`; null when nothing is. */
+  size(key: string): Promise<number | null>;
   /** Removes `key`; removing what is not there succeeds. */
   remove(key: string): Promise<void>;
-  /** Removes every key starting with `prefix` (an app's `<appId>/`). */
+  /** Removes every key starting with `prefix` (an app's `<appId>/`, a file's variants' `<appId>/<fileId>.variants/`). */
   removePrefix(prefix: string): Promise<void>;
   /** Releases connections; pending calls may fail. */
   close(): Promise<void>;
 }
 
-const KEY = /^[a-z][a-z0-9]{11}\/[0-9a-f-]{36}$/;
-const PREFIX = /^[a-z][a-z0-9]{11}\/$/;
+const KEY = /^[a-z][a-z0-9]{11}\/[0-9a-f-]{36}(?:\.variants\/[a-z0-9-]{1,40}\.(?:jpeg|png|webp|avif|gif))?$/;
+const PREFIX = /^[a-z][a-z0-9]{11}\/(?:[0-9a-f-]{36}\.variants\/)?$/;
 
-/** Keys reach paths and object names: only the form the catalog's fileKey makes is ever used. */
+/** Keys reach paths and object names: only the forms the catalog's fileKey and variantKey make are ever used. */
 export function checkKey(key: string): void {
   if (!KEY.test(key)) throw new Error(`not a file key: ${JSON.stringify(key)}`);
 }

@@ -6,6 +6,7 @@ import type { GraphQLFieldConfigMap } from 'graphql';
 import { builtinTraits } from '../model/index.js';
 import type { Relation } from '../model/index.js';
 import { connectionArgs, relationConnectionType } from './connections.js';
+import { fileUrlArgs } from './fileTransform.js';
 import type { TypeRegistry } from './registry.js';
 import { DateTimeScalar } from './scalars.js';
 import { readableFields, valueOutputType } from './valueTypes.js';
@@ -59,7 +60,8 @@ export function modelObjectType(reg: TypeRegistry, typeName: string): GraphQLObj
         if (blob) {
           fields[blob.url] = {
             type: new GraphQLNonNull(GraphQLString),
-            description: "A signed URL to download the file's bytes, valid for the app's fileUrlLifetimeSeconds.",
+            description: "A signed URL to download the file's bytes (or, with `transform`, an image variant of them), valid for the app's fileUrlLifetimeSeconds.",
+            args: fileUrlArgs(reg, typeName),
           };
         }
         return fields;

@@ -12,7 +12,7 @@
 // edge `UserMeta2Edge`, and every name without a clash stays as it was. docs/api.md states
 // the rule and the order.
 
-import { USER } from './builtins.js';
+import { USER, builtinTraits } from './builtins.js';
 import { capitalize, compareNames, idColumn } from './names.js';
 import { SCALARS, SYSTEM_FIELDS } from './types.js';
 import type { AppModel, CustomRoot, ModelType, Relation, ValueField } from './types.js';
@@ -250,6 +250,11 @@ export class ApiNames {
     return this.#get(`changed:${typeOrRelation}`);
   }
 
+  /** The input of the built-in File's `url(transform:)` (`FileTransform`), and its enums (`FileFit`, `FileFormat`). */
+  fileTransform(type: string): { input: string; fit: string; format: string } {
+    return { input: this.#get(`fileTransform:${type}`), fit: this.#get(`fileFit:${type}`), format: this.#get(`fileFormat:${type}`) };
+  }
+
   // Type names of a @model type X.
   typeName(suffix: TypeSuffix, type: string): string {
     return this.#get(`${suffix}:${type}`);
@@ -318,7 +323,8 @@ const one = (key: string, head: string, tail = ''): Wanted => ({ key, head, tail
  * The API's parts in the order they are given names: per @model type (by name) its own type
  * names (the filters of `id`, `createdAt` and `modifiedAt` included), then embedded inputs, then
  * the relations' edge names, then per type the names of each field (in declaration order), then
- * the relations' join fields; root and payload fields each in their own namespace.
+ * the relations' join fields, then the File type's variant input; root and payload fields each
+ * in their own namespace.
  */
 function* parts(model: AppModel): Generator<Part> {
   const types = byName(model.types);
@@ -345,6 +351,12 @@ function* parts(model: AppModel): Generator<Part> {
   for (const type of types) yield* fieldParts(model, type);
   for (const r of relations) {
     for (const field of r.joinFields) if (!field.writeOnly) yield { namespace: 'type', names: [one(`joinWhere:${r.name}.${field.name}`, `${r.name}${capitalize(field.name)}`, 'WhereArgs')] };
+  }
+  // The image variant argument of the built-in File's `url` (named last: it came last).
+  for (const type of types) {
+    if (!builtinTraits(type)?.blob) continue;
+    const X = type.name;
+    for (const part of ['Transform', 'Fit', 'Format']) yield { namespace: 'type', names: [one(`file${part}:${X}`, `${X}${part}`)] };
   }
   // Root fields, payload fields.
   for (const type of types) {

@@ -24,7 +24,7 @@ import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscri
 import { installConsole } from './routes/console.js';
 import { installFileDownloads } from './routes/fileDownloads.js';
 import { installMultipart } from './multipart.js';
-import { FileRemover, FileUrlSigner, urlExpiry } from '../files/index.js';
+import { FileRemover, FileUrlSigner, urlExpiry, variantName } from '../files/index.js';
 import type { BlobStorage } from '../files/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
 import { LoginThrottle, Mailer, pruneSessionsHourly } from '../accounts/index.js';
@@ -172,7 +172,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const outbox = new OutboxSignal(store);
   const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
   const pads = signer.pads();
-  const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime) };
+  const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime), variant: variantName };
   const registry = new AppRegistry(
     store,
     (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),

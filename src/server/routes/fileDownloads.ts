@@ -1,13 +1,15 @@
-// File downloads, `GET /files/:appId/:fileId?expires=…&signature=…`: the signature (made in the
-// data API's statement for callers allowed to read the File) is checked first, then the app and
-// the row; the bytes stream from storage with the headers a browser and a cache need — one
-// byte range (206), If-None-Match (304), the name inline, and the content locked down
-// (nosniff, a sandboxing Content-Security-Policy) since anyone's upload is served from here.
+// File downloads, `GET /files/:appId/:fileId?[variant=…&]expires=…&signature=…`: the signature
+// (made in the data API's statement for callers allowed to read the File) is checked first, then
+// the app and the row; the bytes stream from storage with the headers a browser and a cache need
+// — one byte range (206), If-None-Match (304), the name inline, and the content locked down
+// (nosniff, a sandboxing Content-Security-Policy) since anyone's upload is served from here. An
+// image variant is made on its first request and kept beside the original, then served alike.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findFileRow } from '../../compile/index.js';
-import type { FileRow } from '../../compile/index.js';
+import type { AppContext } from '../../compile/index.js';
 import { TesseraError, notFound } from '../../errors/index.js';
+import { ImageVariants, mediaType, outputFormat, parseVariant, variantEtag, variantFileName, variantKey } from '../../files/index.js';
 import type { BlobStorage, ByteRange, FileUrlSigner } from '../../files/index.js';
 import type { Store } from '../../store/index.js';
 import { unknownApp } from '../appPorts.js';
@@ -24,50 +26,87 @@ export interface FileDownloadOptions {
 /** Downloaded content never runs as a page of this origin, whatever its media type. */
 const CONTENT_SECURITY_POLICY = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox";
 
+/** What is sent: the stored bytes under `key` and how they are described. */
+interface Download {
+  key: string;
+  size: number;
+  etag: string;
+  contentType: string;
+  name: string;
+  modifiedAt: Date;
+}
+
 export function installFileDownloads(app: FastifyInstance, options: FileDownloadOptions): void {
+  const variants = options.storage && new ImageVariants(options.storage);
   // Bytes go as stored: compressing would drop Content-Length and break byte ranges.
   app.get('/files/:appId/:fileId', { compress: false }, async (request: FastifyRequest, reply: FastifyReply) => {
     const { appId, fileId } = request.params as { appId: string; fileId: string };
     const query = request.query as Record<string, unknown>;
-    const check = options.signer.check(appId, fileId, stringOf(query.expires), stringOf(query.signature));
-    if (check !== 'valid') {
+    const variantName = query.variant === undefined ? undefined : stringOf(query.variant);
+    const check = options.signer.check(appId, fileId, stringOf(query.expires), stringOf(query.signature), variantName);
+    const variant = variantName === undefined ? undefined : parseVariant(variantName);
+    if (check !== 'valid' || variant === null) {
       throw new TesseraError('FORBIDDEN', check === 'expired' ? 'This download URL has expired: read the File again for a new one' : 'This download URL is not valid');
     }
     const live = await options.registry.get(appId);
     if (!live) throw notFound(unknownApp(appId));
-    const row = options.storage ? await findFileRow(live.context, options.store, fileId) : null;
-    if (!row || !options.storage) throw notFound('No such file');
+    const storage = options.storage;
+    const row = storage ? await findFileRow(live.context, options.store, fileId) : null;
+    if (!row || !storage || !variants) throw notFound('No such file');
 
-    const etag = `"${row.sha256}"`;
-    const expires = Number(stringOf(query.expires));
-    reply.headers({
-      etag,
-      'accept-ranges': 'bytes',
-      'content-type': row.contentType,
-      'content-disposition': contentDisposition(row),
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': CONTENT_SECURITY_POLICY,
-      'last-modified': row.modifiedAt.toUTCString(),
-      // Cacheable by the holder of the URL until it expires, never by shared caches.
-      'cache-control': `private, max-age=${Math.max(0, expires - Math.floor(Date.now() / 1000))}`,
-    });
-    if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
-
-    const range = wantedRange(request, etag, row.size);
-    if (range === 'unsatisfiable') {
-      return reply.code(416).header('content-range', `bytes */${row.size}`).type('application/json; charset=utf-8').send({
-        errors: [{ message: `The range asked for is outside the file's ${row.size} bytes`, extensions: { code: 'BAD_USER_INPUT' } }],
+    let download: Download = { key: row.key, size: row.size, etag: `"${row.sha256}"`, contentType: row.contentType, name: row.name, modifiedAt: row.modifiedAt };
+    if (variant) {
+      const format = outputFormat(variant, row.contentType);
+      const key = variantKey(row.key, variant, format);
+      const gone = async () => {
+        // Deleted while its variant was made: the removal may have run before the variant landed.
+        if (await stillThere(live.context, options.store, fileId)) return false;
+        await storage.remove(key);
+        return true;
+      };
+      const { size, made } = await variants.ensure(row.key, key, variant, format).catch(async (err: unknown) => {
+        throw (await gone()) ? notFound('No such file') : err;
       });
+      if (made && (await gone())) throw notFound('No such file');
+      download = { key, size, etag: variantEtag(row.sha256, key, size), contentType: mediaType(format), name: variantFileName(row.name, format), modifiedAt: row.modifiedAt };
     }
-    const body = row.size === 0 && !range ? null : await options.storage.get(row.key, range ?? undefined);
-    if (body === null && row.size > 0) throw notFound('No such file');
-    if (range) {
-      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${row.size}`).header('content-length', range.end - range.start + 1);
-    } else {
-      reply.code(200).header('content-length', row.size);
-    }
-    return reply.send(body ?? '');
+    return send(request, reply, storage, download, Number(stringOf(query.expires)));
   });
+}
+
+async function stillThere(context: AppContext, store: Store, fileId: string): Promise<boolean> {
+  // A deleted app's tables are gone: the lookup fails, and nothing is there either.
+  return (await findFileRow(context, store, fileId).catch(() => null)) !== null;
+}
+
+async function send(request: FastifyRequest, reply: FastifyReply, storage: BlobStorage, file: Download, expires: number) {
+  reply.headers({
+    etag: file.etag,
+    'accept-ranges': 'bytes',
+    'content-type': file.contentType,
+    'content-disposition': contentDisposition(file.name),
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'last-modified': file.modifiedAt.toUTCString(),
+    // Cacheable by the holder of the URL until it expires, never by shared caches.
+    'cache-control': `private, max-age=${Math.max(0, expires - Math.floor(Date.now() / 1000))}`,
+  });
+  if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+
+  const range = wantedRange(request, file.etag, file.size);
+  if (range === 'unsatisfiable') {
+    return reply.code(416).header('content-range', `bytes */${file.size}`).type('application/json; charset=utf-8').send({
+      errors: [{ message: `The range asked for is outside the file's ${file.size} bytes`, extensions: { code: 'BAD_USER_INPUT' } }],
+    });
+  }
+  const body = file.size === 0 && !range ? null : await storage.get(file.key, range ?? undefined);
+  if (body === null && file.size > 0) throw notFound('No such file');
+  if (range) {
+    reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`).header('content-length', range.end - range.start + 1);
+  } else {
+    reply.code(200).header('content-length', file.size);
+  }
+  return reply.send(body ?? '');
 }
 
 function stringOf(value: unknown): string {
@@ -109,8 +148,8 @@ function wantedRange(request: FastifyRequest, etag: string, size: number): ByteR
 }
 
 /** `inline` with the file's name: an ASCII fallback and the exact name (RFC 6266, RFC 8187). */
-function contentDisposition(row: FileRow): string {
-  const fallback = row.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(row.name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+function contentDisposition(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `inline; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
