@@ -11,6 +11,12 @@ import type { BlobStorage } from './storage.js';
 export const MAX_VARIANT_DIMENSION = 4096;
 /** The largest original a variant is made of, in pixels (width × height): 50 megapixels. */
 export const MAX_VARIANT_INPUT_PIXELS = 50_000_000;
+/**
+ * How many variants this process makes at once; more wait their turn. Each takes a core's
+ * worth of libvips and the original's decoded pixels, so a burst of first requests (many
+ * signed variant URLs fetched together) queues instead of taking every core and the memory.
+ */
+export const MAX_VARIANTS_AT_ONCE = 2;
 /** The most bytes one variant may take in storage. */
 export const MAX_VARIANT_BYTES = 256 * 1024 * 1024;
 
@@ -158,9 +164,25 @@ const tooManyPixels = () =>
 export class ImageVariants {
   readonly #storage: BlobStorage;
   readonly #making = new Map<string, Promise<void>>();
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
 
   constructor(storage: BlobStorage) {
     this.#storage = storage;
+  }
+
+  /** Runs `make` when one of the MAX_VARIANTS_AT_ONCE turns is free. */
+  async #inTurn(make: () => Promise<void>): Promise<void> {
+    if (this.#running >= MAX_VARIANTS_AT_ONCE) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running += 1;
+    try {
+      await make();
+    } finally {
+      // The turn passes straight to the next in line, or is given back.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running -= 1;
+    }
   }
 
   /**
@@ -172,7 +194,7 @@ export class ImageVariants {
     if (stored !== null) return { size: stored, made: false };
     let making = this.#making.get(key);
     if (!making) {
-      making = this.#make(original, key, variant, format).finally(() => this.#making.delete(key));
+      making = this.#inTurn(() => this.#make(original, key, variant, format)).finally(() => this.#making.delete(key));
       this.#making.set(key, making);
     }
     await making;

@@ -5,12 +5,15 @@
 // non-images and oversized originals answer coded 4xx; bad arguments are BAD_USER_INPUT; and
 // deleting the File or its app removes its variants.
 
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskStorage, FileUrlSigner } from '../../src/files/index.js';
+import { ImageVariants, MAX_VARIANTS_AT_ONCE, variantKey } from '../../src/files/variants.js';
 import { decodeAnyId } from '../../src/model/index.js';
 import { admin, STORE_KINDS } from '../server/harness.js';
 import { DRIVER_KINDS, createTestApp, eventually, signUp, startFileServer, uploadFile } from './harness.js';
@@ -318,6 +321,43 @@ describe('image variants of large originals', () => {
       expect(await keysUnder(fs, `${keyOf(app, file)}.variants/`)).toEqual([]);
     } finally {
       await fs.close();
+    }
+  });
+});
+
+describe('variants made at once', () => {
+  it('makes at most MAX_VARIANTS_AT_ONCE at a time; the others wait their turn and are all made', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tessera-variants-'));
+    let running = 0;
+    let most = 0;
+    // The real disk driver, with its writes counted while they are under way.
+    class CountingDisk extends DiskStorage {
+      override async put(key: string, body: Readable, maxBytes: number) {
+        running += 1;
+        most = Math.max(most, running);
+        try {
+          return await super.put(key, body, maxBytes);
+        } finally {
+          running -= 1;
+        }
+      }
+    }
+    const disk = new DiskStorage(root);
+    const counted = new CountingDisk(root);
+    try {
+      const original = 'appvariants1/0b8f0c38-8d51-4c3b-9d53-5d4c1e6f7a01';
+      await disk.put(original, Readable.from([await photo('png')]), 10_000_000);
+      const variants = new ImageVariants(counted);
+      const widths = [10, 20, 30, 40, 50, 60, 70, 80];
+      const made = await Promise.all(widths.map((width) => variants.ensure(original, variantKey(original, { width, fit: 'cover' }, 'png'), { width, fit: 'cover' }, 'png')));
+      expect(made.every((m) => m.made && m.size > 0)).toBe(true);
+      expect(most).toBe(MAX_VARIANTS_AT_ONCE);
+      for (const width of widths) {
+        const stored = await disk.get(variantKey(original, { width, fit: 'cover' }, 'png'));
+        expect((await sharp(await buffer(stored as Readable)).metadata()).width).toBe(width);
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   });
 });
