@@ -28,6 +28,8 @@ export interface BlobStorage {
   put(key: string, body: Readable, maxBytes: number): Promise<StoredBlob>;
   /** The bytes under `key` (or `range` of them); null when nothing is stored there. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
+  /** Copies the bytes under `from` to `to` inside the store (a forked app's files); rejects when `from` holds none. */
+  copy(from: string, to: string): Promise<void>;
   /** Removes `key`; removing what is not there succeeds. */
   remove(key: string): Promise<void>;
   /** Removes every key starting with `prefix` (an app's `<appId>/`). */
