@@ -14,7 +14,8 @@ import type { ArchiveWriter, FileChunkRecord, FileRecord } from '../archive/inde
 import { TesseraError, badInput } from '../errors/index.js';
 import type { AppModel } from '../model/index.js';
 import { appFileKeyPrefix, claimUpload, expectAppFiles, fileKey, fileRowsStatement, releaseUpload, transactionCursor } from '../store/index.js';
-import type { FileBytesRow, SnapshotCursor, Store, Transaction } from '../store/index.js';
+import type { FileBytesRow, SnapshotCursor, Store, Transaction, TransactionCursor } from '../store/index.js';
+import { sql } from '../sql/index.js';
 
 /** Raw bytes per `fileChunk` record (about 350 KB of base64 on its line). */
 export const FILE_CHUNK_BYTES = 256 * 1024;
@@ -47,7 +48,9 @@ function noStorage(what: string): TesseraError {
 /** Whether the app's File table holds a row. */
 async function holdsFiles(tx: Transaction, appId: string, model: AppModel): Promise<boolean> {
   const statement = fileRowsStatement(appId, model);
-  return statement !== undefined && (await (await transactionCursor<FileBytesRow>(tx, statement)).next(1)).length > 0;
+  if (!statement) return false;
+  const { rows } = await tx.query<{ held: boolean }>(sql`SELECT EXISTS (${statement}) AS held`);
+  return rows[0]?.held === true;
 }
 
 /** Refuses an export or fork of an app holding files on a server that keeps none. */
@@ -130,6 +133,7 @@ export async function copyFiles(tx: Transaction, storage: PortableStorage, fromA
   for (let batch = await rows.next(FILE_BATCH); batch.length > 0; batch = await rows.next(FILE_BATCH)) {
     for (const row of batch) await storage.copy(fileKey(fromApp, row.id), fileKey(toApp, row.id));
   }
+  await rows.close();
 }
 
 function atLine(message: string, line: number): TesseraError {
@@ -155,7 +159,7 @@ export class ArchiveFiles {
   readonly #appId: string;
   readonly #model: AppModel;
   readonly #storage: PortableStorage | undefined;
-  #rows: SnapshotCursor<FileBytesRow> | undefined;
+  #rows: TransactionCursor<FileBytesRow> | undefined;
   #batch: FileBytesRow[] = [];
   #opened = false;
   #current: Incoming | undefined;
@@ -199,6 +203,9 @@ export class ArchiveFiles {
     await this.#finish();
     const row = await this.#peek();
     if (row) throw atLine(`the File row ${row.id} has no bytes in the archive`, line);
+    // Foreign keys are altered next, which an open cursor on the table would stop.
+    await this.#rows?.close();
+    this.#rows = undefined;
   }
 
   /** The import failed: the file being written is given up (nothing of it kept). */

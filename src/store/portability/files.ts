@@ -27,13 +27,21 @@ export function fileRowsStatement(appId: string, model: AppModel): SqlFragment |
     FROM ${ident(appSchemaName(appId), type.table)} ORDER BY id`;
 }
 
-/** A cursor over a statement's rows, in the transaction (closed with it). */
-export async function transactionCursor<R>(tx: Transaction, statement: SqlFragment): Promise<SnapshotCursor<R>> {
+export interface TransactionCursor<R> extends SnapshotCursor<R> {
+  /** Closes it: an open cursor on a table stops ALTER TABLE of it in the same transaction. */
+  close(): Promise<void>;
+}
+
+/** A cursor over a statement's rows, in the transaction (closed with it at the latest). */
+export async function transactionCursor<R>(tx: Transaction, statement: SqlFragment): Promise<TransactionCursor<R>> {
   const name = `tessera_rows_${randomBytes(6).toString('hex')}`;
   await tx.query(sql`DECLARE ${ident(name)} NO SCROLL CURSOR FOR ${statement}`);
   return {
     async next(count) {
       return (await tx.query<R>(sql`FETCH FORWARD ${literal(count)} FROM ${ident(name)}`)).rows;
+    },
+    async close() {
+      await tx.query(sql`CLOSE ${ident(name)}`);
     },
   };
 }

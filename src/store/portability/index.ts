@@ -7,4 +7,4 @@ export { checkForeignKeys, clearTables, copyTable, deferForeignKeys, insertJsonR
 export { readSnapshot } from './snapshot.js';
 export type { DeclareCursor, SnapshotCursor } from './snapshot.js';
 export { fileRowsStatement, transactionCursor } from './files.js';
-export type { FileBytesRow } from './files.js';
+export type { FileBytesRow, TransactionCursor } from './files.js';
