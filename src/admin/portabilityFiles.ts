@@ -182,6 +182,8 @@ export class ArchiveFiles {
       throw atLine(`the file record of ${record.id} says ${record.size} bytes with sha256 ${record.sha256}, its File row ${row.size} bytes with sha256 ${row.sha256}`, line);
     }
     const body = new PassThrough();
+    // Given up before the store reads it (abort): the put fails; the error is not unhandled.
+    body.on('error', () => undefined);
     const put = this.#storage.put(fileKey(this.#appId, record.id), body, record.size);
     // Awaited once the file ends (or the import fails); a store failure also ends a write's wait.
     put.catch(() => undefined);
