@@ -126,6 +126,8 @@ function describeWith(kind: (typeof STORE_KINDS)[number], driver: DriverKind) {
       }
       expect((await files.stored(appId)).filter((k) => !k.includes('.part'))).toHaveLength(3);
       expect(await listFileRemovals(files.server.store, appId)).toEqual([]);
+      // Same file ids, other keys: the original's bytes are untouched and still download.
+      expect(await download(source.files[1].url as string)).toEqual({ status: 200, sha256: source.files[1].sha256 });
       // A URL of the original app, pointed at the new one, is refused: the signature names the app.
       const original = new URL(source.files[0].url as string);
       expect((await fetch(`${files.server.base}${original.pathname.replace(source.appId, appId)}${original.search}`)).status).toBe(403);
