@@ -1,7 +1,8 @@
 // Imports an archive as a new app, all or nothing: the schema applied through the normal
 // migration path, then the rows loaded in batches (one statement each, foreign keys checked at
-// the end, so rows may come in any order), then the account rows — in one transaction, so an
-// archive that turns out truncated, altered or invalid leaves nothing behind.
+// the end, so rows may come in any order), then the account rows and functions, then the files'
+// bytes streamed into the store — in one transaction, so an archive that turns out truncated,
+// altered or invalid leaves nothing behind (the bytes written are removed: portabilityFiles.ts).
 
 import { readArchive } from '../archive/index.js';
 import type { ArchiveItem, CatalogRecord, HeaderRecord, SchemaRecord, SettingsRecord, TableRecord } from '../archive/index.js';
@@ -17,6 +18,7 @@ import {
   documentHash,
   findApp,
   insertApp,
+  insertFunction,
   insertJsonRows,
   insertOidcProvider,
   insertPortableOidcIdentity,
@@ -29,6 +31,10 @@ import {
 import type { AppTable, Store, TableColumn, Transaction } from '../store/index.js';
 import { checkAppName, resealProviders } from './carryOver.js';
 import type { ProgressListener } from './portability.js';
+import { ArchiveFiles, withNewAppFiles } from './portabilityFiles.js';
+import type { PortableFiles } from './portabilityFiles.js';
+import { carryFunction, recordFunction } from './portabilityFunctions.js';
+import type { PortableFunctions } from './portabilityFunctions.js';
 import { dataFailure } from './portableErrors.js';
 import { newAppId, signingKey, summary, validateSettings } from './service.js';
 import type { AppSummary } from './types.js';
@@ -116,7 +122,14 @@ class Loader {
   }
 }
 
-async function loadCatalogRecord(tx: Transaction, appId: string, record: CatalogRecord, line: number, context: { oidc: OidcRelyingParty | undefined; fromApp: string; warnings: string[] }): Promise<void> {
+interface CarryContext {
+  oidc: OidcRelyingParty | undefined;
+  functions: PortableFunctions | undefined;
+  fromApp: string;
+  warnings: string[];
+}
+
+async function loadCatalogRecord(tx: Transaction, appId: string, record: CatalogRecord, line: number, context: CarryContext): Promise<void> {
   try {
     switch (record.kind) {
       case 'totpFactor':
@@ -133,6 +146,11 @@ async function loadCatalogRecord(tx: Transaction, appId: string, record: Catalog
         const documents = new Map(record.documents.map((d) => [documentHash(d), d]));
         return await replaceTrustedDocuments(tx, appId, record.enforce, documents);
       }
+      case 'function': {
+        const carried = carryFunction(context.functions, context.fromApp, appId, recordFunction(record, line), 'import', context.warnings);
+        if (carried) await insertFunction(tx, carried);
+        return;
+      }
       default: {
         const never: never = record;
         throw new Error(`unknown catalog record ${JSON.stringify(never)}`);
@@ -146,7 +164,13 @@ async function loadCatalogRecord(tx: Transaction, appId: string, record: Catalog
 export async function importArchive(
   store: Store,
   source: AsyncIterable<Uint8Array>,
-  options: { oidc: OidcRelyingParty | undefined; name?: string | undefined; onProgress?: ProgressListener | undefined },
+  options: {
+    oidc: OidcRelyingParty | undefined;
+    functions: PortableFunctions | undefined;
+    files: PortableFiles | undefined;
+    name?: string | undefined;
+    onProgress?: ProgressListener | undefined;
+  },
 ): Promise<ImportResult> {
   const items = readArchive(source)[Symbol.asyncIterator]();
   try {
@@ -163,47 +187,63 @@ export async function importArchive(
     const id = newAppId();
     const warnings: string[] = [];
 
-    const rows = await store.transaction(async (tx) => {
-      await insertApp(tx, { id, name, settings: patch });
-      await lockApp(tx, id);
-      await applyPlan(tx, id, plan);
-      await insertSchemaVersion(tx, { appId: id, version: 1, sdl: schema.sdl, model, steps: plan.steps });
-      await insertSigningKey(tx, { appId: id, ...signingKey() });
-      await clearTables(tx, id, tables);
-      await deferForeignKeys(tx, id, tables);
-      const loader = new Loader(tx, id, options.onProgress);
-      let columns: TableColumn[] = [];
-      for (let next = await items.next(); !next.done; next = await items.next()) {
-        const item = next.value;
-        if (item.kind === 'row') {
-          await loader.add(item.table.name, columns, item.text, item.line);
-          continue;
+    const context: CarryContext = { oidc: options.oidc, functions: options.functions, fromApp: header.app.id, warnings };
+
+    const rows = await withNewAppFiles(store, options.files, id, (claimFiles) =>
+      store.transaction(async (tx) => {
+        await insertApp(tx, { id, name, settings: patch });
+        await lockApp(tx, id);
+        await applyPlan(tx, id, plan);
+        await insertSchemaVersion(tx, { appId: id, version: 1, sdl: schema.sdl, model, steps: plan.steps });
+        await insertSigningKey(tx, { appId: id, ...signingKey() });
+        await clearTables(tx, id, tables);
+        await deferForeignKeys(tx, id, tables);
+        const loader = new Loader(tx, id, options.onProgress);
+        const files = new ArchiveFiles(tx, id, model, options.files?.storage);
+        let columns: TableColumn[] = [];
+        try {
+          for (let next = await items.next(); !next.done; next = await items.next()) {
+            const item = next.value;
+            if (item.kind === 'row') {
+              await loader.add(item.table.name, columns, item.text, item.line);
+              continue;
+            }
+            await loader.flush();
+            if (item.kind === 'end') {
+              await files.end(item.line);
+              continue;
+            }
+            const record = item.record;
+            switch (record.kind) {
+              case 'table':
+                columns = targetColumns(record, byName, item.line);
+                break;
+              case 'file':
+                await files.file(record, item.line);
+                break;
+              case 'fileChunk':
+                await files.chunk(record, item.line);
+                break;
+              case 'header':
+              case 'schema':
+              case 'settings':
+                throw new Error(`the archive reader gave a second ${record.kind} record`);
+              default:
+                await loadCatalogRecord(tx, id, record, item.line, context);
+            }
+          }
+        } finally {
+          await files.abort();
         }
-        await loader.flush();
-        if (item.kind === 'end') continue;
-        const record = item.record;
-        switch (record.kind) {
-          case 'table':
-            columns = targetColumns(record, byName, item.line);
-            break;
-          case 'file':
-          case 'fileChunk':
-            throw badInput(`The archive holds files (line ${item.line}), which this server cannot import yet`, { archive: { line: item.line } });
-          case 'header':
-          case 'schema':
-          case 'settings':
-            throw new Error(`the archive reader gave a second ${record.kind} record`);
-          default:
-            await loadCatalogRecord(tx, id, record, item.line, { oidc: options.oidc, fromApp: header.app.id, warnings });
+        try {
+          await checkForeignKeys(tx, id, tables);
+        } catch (err) {
+          throw dataFailure(err, 'The archive cannot be imported');
         }
-      }
-      try {
-        await checkForeignKeys(tx, id, tables);
-      } catch (err) {
-        throw dataFailure(err, 'The archive cannot be imported');
-      }
-      return loader.rows;
-    });
+        await claimFiles(tx);
+        return loader.rows;
+      }),
+    );
     const created = await findApp(store, id);
     if (!created) throw new Error('the imported app is missing');
     return { app: summary(created), rows, warnings };

@@ -13,4 +13,6 @@ export { MAX_DELIVERIES_LISTED } from './functions.js';
 export { createPortability } from './portability.js';
 export type { Portability, PortabilityOptions, ProgressListener } from './portability.js';
 export type { ImportResult } from './importArchive.js';
+export { UploadedArchive } from './portabilityApi.js';
 export type { PortabilityPort } from './portabilityApi.js';
+export type { PortableFiles, PortableStorage } from './portabilityFiles.js';

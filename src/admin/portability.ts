@@ -1,17 +1,17 @@
 // Data portability (DESIGN section 13): an app exported as an archive from a consistent snapshot,
 // an archive imported as a new app with the same ids, and an app forked inside the database.
 // What travels: the live schema, settings, every row, two-factor factors, OpenID identities and
-// providers, trusted documents. What does not: admin tokens, sessions, mailed tokens, signing
-// keys (a token of the old app is worthless in the new one), traffic (docs/portability.md).
+// providers, trusted documents, functions (disabled) and files' bytes. What does not: admin
+// tokens, sessions, mailed tokens, signing keys (a token of the old app is worthless in the new
+// one), functions' deliveries, traffic (docs/portability.md).
 
 import { ArchiveWriter } from '../archive/index.js';
 import type { EndRecord } from '../archive/index.js';
-import { badInput, notFound } from '../errors/index.js';
-import { FILE, parseSchema, planMigration } from '../model/index.js';
-import type { AppModel } from '../model/index.js';
+import { notFound } from '../errors/index.js';
+import type { FunctionsSetup } from '../functions/index.js';
+import { parseSchema, planMigration } from '../model/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
 import {
-  appSchemaName,
   appTables,
   applyPlan,
   checkForeignKeys,
@@ -19,11 +19,14 @@ import {
   copyAccountRows,
   copyTable,
   deferForeignKeys,
+  fileRowsStatement,
   findApp,
   insertApp,
+  insertFunction,
   insertOidcProvider,
   insertSchemaVersion,
   insertSigningKey,
+  listFunctions,
   listOidcProviders,
   liveSchema,
   lockApp,
@@ -34,11 +37,14 @@ import {
   rowsAsJson,
   trustedDocuments,
 } from '../store/index.js';
-import type { AppTable, Store, Transaction } from '../store/index.js';
+import type { AppTable, FileBytesRow, Store, Transaction } from '../store/index.js';
 import { checkAppName, resealProviders } from './carryOver.js';
 import { importArchive } from './importArchive.js';
 import type { ImportResult } from './importArchive.js';
-import { ident, sql } from '../sql/index.js';
+import { sql } from '../sql/index.js';
+import { copyFiles, requireStorageFor, withNewAppFiles, writeFiles } from './portabilityFiles.js';
+import type { PortableFiles } from './portabilityFiles.js';
+import { carryFunction, functionRecord, portableFunctions } from './portabilityFunctions.js';
 import { dataFailure } from './portableErrors.js';
 import { newAppId, signingKey, summary } from './service.js';
 import type { AppSummary } from './types.js';
@@ -52,6 +58,10 @@ const EXPORT_BATCH = 2000;
 export interface PortabilityOptions {
   /** Re-seals OpenID providers' client secrets for the new app; without it providers stay behind. */
   oidc?: OidcRelyingParty | undefined;
+  /** Re-seals functions' secrets and header values for the new app; without it functions stay behind. */
+  functions?: FunctionsSetup | undefined;
+  /** Where files' bytes are kept; without it an app holding files is neither exported nor forked. */
+  files?: PortableFiles | undefined;
   /** The Tessera version written into archive headers. */
   version: string;
 }
@@ -60,7 +70,7 @@ export interface PortabilityOptions {
 export type ProgressListener = (rows: number) => void;
 
 export interface Portability {
-  /** Throws what would stop the app's export before a byte is written (an app holding files). */
+  /** Throws what would stop the app's export before a byte is written (files on a server that keeps none). */
   checkExportable(appId: string): Promise<void>;
   /** Writes the app's archive; NOT_FOUND when there is no such app. Ends the writer (aborts it on a failure). */
   exportApp(appId: string, writer: ArchiveWriter, onProgress?: ProgressListener): Promise<EndRecord>;
@@ -84,25 +94,16 @@ async function copyData(tx: Transaction, fromApp: string, toApp: string, from: r
   await checkForeignKeys(tx, toApp, to);
 }
 
-/**
- * Files' bytes do not travel in archives or forks yet: an app holding File rows is refused
- * rather than copied into an app whose files would have no bytes.
- */
-async function refuseFiles(tx: Transaction, appId: string, model: AppModel, what: 'exported' | 'forked'): Promise<void> {
-  const type = model.types.find((t) => t.name === FILE);
-  if (!type) return;
-  const { rows } = await tx.query<{ held: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM ${ident(appSchemaName(appId), type.table)}) AS held`);
-  if (rows[0]?.held) throw badInput(`This app holds files, which cannot be ${what} yet (their bytes do not travel): delete them first, or back the app up with the store's own tools (docs/portability.md)`, { field: 'appId' });
-}
-
 export function createPortability(store: Store, options: PortabilityOptions): Portability {
+  const functions = portableFunctions(options.functions);
+  const storage = options.files?.storage;
   return {
     async checkExportable(appId) {
       const app = await findApp(store, appId);
       if (!app) throw notFound(`No app with id or name "${appId}"`);
       await store.transaction(async (tx) => {
         const live = await liveSchema(tx, app.id);
-        if (live) await refuseFiles(tx, app.id, live.model, 'exported');
+        if (live) await requireStorageFor(tx, app.id, live.model, options.files, 'exported');
       });
     },
 
@@ -114,21 +115,24 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
         async (tx, declare) => {
           const [live, row] = [await liveSchema(tx, app.id), await findApp(tx, app.id)];
           if (!live || !row) throw notFound(`No app with id or name "${appId}"`);
-          await refuseFiles(tx, app.id, live.model, 'exported');
+          await requireStorageFor(tx, app.id, live.model, options.files, 'exported');
           const tables = appTables(live.model);
           const cursors = [];
           for (const t of tables) cursors.push({ table: t, cursor: await declare<{ r: string }>(rowsAsJson(app.id, t.name, t.columns)) });
+          const files = fileRowsStatement(app.id, live.model);
           return {
             live,
             row,
             cursors,
+            files: files && (await declare<FileBytesRow>(files)),
+            functions: await listFunctions(tx, app.id),
             totp: await portableTotpFactors(tx, app.id),
             identities: await portableOidcIdentities(tx, app.id),
             providers: await listOidcProviders(tx, app.id),
             trusted: await trustedDocuments(tx, app.id),
           };
         },
-        async ({ live, row, cursors, totp, identities, providers, trusted }) => {
+        async ({ live, row, cursors, files, functions: carried, totp, identities, providers, trusted }) => {
           try {
             await writer.header({
               tessera: options.version,
@@ -152,6 +156,9 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
               await writer.record({ kind: 'oidcProvider', name, issuer, clientId, sealedSecret, scopes, metadata, createdAt: createdAt.toISOString() });
             }
             if (trusted) await writer.record({ kind: 'trustedDocuments', enforce: trusted.enforce, documents: [...trusted.documents.values()] });
+            for (const f of carried) await writer.record(functionRecord(f));
+            // Files last, their bytes read from the store; no storage means no File row (checked above).
+            if (files && storage) await writeFiles(writer, storage, app.id, files);
             return await writer.end();
           } catch (err) {
             writer.abort(err instanceof Error ? err : new Error(String(err)));
@@ -166,7 +173,7 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
     },
 
     importApp(source, importOptions = {}) {
-      return importArchive(store, source, { oidc: options.oidc, name: importOptions.name, onProgress: importOptions.onProgress });
+      return importArchive(store, source, { oidc: options.oidc, functions, files: options.files, name: importOptions.name, onProgress: importOptions.onProgress });
     },
 
     async forkApp({ appId, name }) {
@@ -176,25 +183,33 @@ export function createPortability(store: Store, options: PortabilityOptions): Po
       const id = newAppId();
       const warnings: string[] = [];
       try {
-        await store.transaction(async (tx) => {
-          // One snapshot for every table: a row and the rows it references are copied together.
-          await tx.query(REPEATABLE_READ);
-          const [live, row] = [await liveSchema(tx, source.id), await findApp(tx, source.id)];
-          if (!live || !row) throw notFound(`No app with id or name "${appId}"`);
-          await refuseFiles(tx, source.id, live.model, 'forked');
-          const model = parseSchema(live.sdl);
-          const plan = planMigration(null, model);
-          await insertApp(tx, { id, name, settings: row.settings });
-          await lockApp(tx, id);
-          await applyPlan(tx, id, plan);
-          await insertSchemaVersion(tx, { appId: id, version: 1, sdl: live.sdl, model, steps: plan.steps });
-          await insertSigningKey(tx, { appId: id, ...signingKey() });
-          await copyData(tx, source.id, id, appTables(live.model), appTables(model));
-          await copyAccountRows(tx, source.id, id);
-          for (const p of resealProviders(options.oidc, source.id, id, await listOidcProviders(tx, source.id), warnings)) await insertOidcProvider(tx, p);
-          const trusted = await trustedDocuments(tx, source.id);
-          if (trusted) await replaceTrustedDocuments(tx, id, trusted.enforce, trusted.documents);
-        });
+        await withNewAppFiles(store, options.files, id, (claimFiles) =>
+          store.transaction(async (tx) => {
+            // One snapshot for every table: a row and the rows it references are copied together.
+            await tx.query(REPEATABLE_READ);
+            const [live, row] = [await liveSchema(tx, source.id), await findApp(tx, source.id)];
+            if (!live || !row) throw notFound(`No app with id or name "${appId}"`);
+            await requireStorageFor(tx, source.id, live.model, options.files, 'forked');
+            const model = parseSchema(live.sdl);
+            const plan = planMigration(null, model);
+            await insertApp(tx, { id, name, settings: row.settings });
+            await lockApp(tx, id);
+            await applyPlan(tx, id, plan);
+            await insertSchemaVersion(tx, { appId: id, version: 1, sdl: live.sdl, model, steps: plan.steps });
+            await insertSigningKey(tx, { appId: id, ...signingKey() });
+            await copyData(tx, source.id, id, appTables(live.model), appTables(model));
+            await copyAccountRows(tx, source.id, id);
+            for (const p of resealProviders(options.oidc, source.id, id, await listOidcProviders(tx, source.id), warnings)) await insertOidcProvider(tx, p);
+            const trusted = await trustedDocuments(tx, source.id);
+            if (trusted) await replaceTrustedDocuments(tx, id, trusted.enforce, trusted.documents);
+            for (const f of await listFunctions(tx, source.id)) {
+              const carried = carryFunction(functions, source.id, id, f, 'fork', warnings);
+              if (carried) await insertFunction(tx, carried);
+            }
+            if (storage) await copyFiles(tx, storage, source.id, id, model);
+            await claimFiles(tx);
+          }),
+        );
       } catch (err) {
         throw dataFailure(err, 'The fork failed');
       }

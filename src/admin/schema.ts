@@ -3,7 +3,7 @@
 
 import { GraphQLError, GraphQLObjectType, GraphQLScalarType, assertValidSchema, buildSchema } from 'graphql';
 import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
-import { PORTABILITY_MUTATIONS, PORTABILITY_SDL } from './portabilityApi.js';
+import { PORTABILITY_MUTATIONS, PORTABILITY_SDL, uploadedArchive } from './portabilityApi.js';
 import { ADMIN_RESOLVERS } from './resolvers.js';
 import { FUNCTIONS_SDL } from './functionsSdl.js';
 import { ADMIN_SDL } from './sdl.js';
@@ -37,6 +37,13 @@ export function createAdminSchema(): GraphQLSchema {
   if (!(dateTime instanceof GraphQLScalarType)) throw new Error('DateTime scalar missing from the admin SDL');
   // buildSchema gives custom scalars identity serialisation; this is the documented place to set it.
   dateTime.serialize = serializeDateTime;
+  const upload = schema.getType('Upload');
+  if (!(upload instanceof GraphQLScalarType)) throw new Error('Upload scalar missing from the admin SDL');
+  upload.parseValue = uploadedArchive;
+  upload.parseLiteral = () => uploadedArchive(undefined);
+  upload.serialize = () => {
+    throw new GraphQLError('Upload is an input type only');
+  };
   assertValidSchema(schema);
   return schema;
 }

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { TesseraError } from '../errors/index.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, RECORD_KINDS } from './records.js';
-import type { ArchiveRecord, EndRecord, HeaderRecord, RecordKind, TableRecord } from './records.js';
+import { ARCHIVE_FORMAT, READABLE_VERSIONS, RECORD_KINDS } from './records.js';
+import type { ArchiveRecord, EndRecord, FileChunkRecord, FileRecord, RecordKind, TableRecord } from './records.js';
 import { shapeProblem } from './shapes.js';
 
 /** The longest line read (a row holding a large Text value, a large schema). */
@@ -101,10 +101,10 @@ function allowedAfter(previous: RecordKind | 'row' | undefined): readonly Record
 
 function checkHeader(record: Record<string, unknown>, at: ArchivePosition): void {
   if (record.format !== ARCHIVE_FORMAT) throw archiveError(`this is not a Tessera app archive (format "${String(record.format)}")`, at);
-  if (record.version !== ARCHIVE_VERSION) {
+  if (typeof record.version !== 'number' || !READABLE_VERSIONS.includes(record.version)) {
     throw new TesseraError(
       'BAD_USER_INPUT',
-      `The archive is in format version ${String(record.version)}, which this server does not know (it reads version ${ARCHIVE_VERSION}); import it with the Tessera version that wrote it, or a later one`,
+      `The archive is in format version ${String(record.version)}, which this server does not know (it reads versions ${READABLE_VERSIONS.join(' and ')}); import it with the Tessera version that wrote it, or a later one`,
       { archive: at, formatVersion: record.version },
     );
   }
@@ -120,6 +120,7 @@ export async function* readArchive(source: AsyncIterable<Uint8Array>): AsyncGene
   const rows = new Map<string, number>();
   let previous: RecordKind | 'row' | undefined;
   let table: TableRecord | undefined;
+  let file: string | undefined;
   let ended: { at: ArchivePosition } | undefined;
   let next: ArchivePosition = { line: 1, byte: 0 };
   for await (const { bytes, at } of lines(source)) {
@@ -171,7 +172,15 @@ export async function* readArchive(source: AsyncIterable<Uint8Array>): AsyncGene
     } else {
       table = undefined;
     }
-    if (kind === 'header') (record as unknown as HeaderRecord).version = ARCHIVE_VERSION;
+    if (kind === 'file') {
+      // Ascending ids: each file once, and an importer can walk the File rows alongside.
+      const id = (record as unknown as FileRecord).id;
+      if (file !== undefined && id <= file) throw archiveError(`file ${id} comes after file ${file}: files must be in ascending id order, each once`, at);
+      file = id;
+    }
+    if (kind === 'fileChunk' && (record as unknown as FileChunkRecord).id !== file) {
+      throw archiveError(`a fileChunk of ${(record as unknown as FileChunkRecord).id} follows the file record of ${String(file)}`, at);
+    }
     previous = kind as RecordKind;
     yield { kind: 'record', record: record as unknown as Exclude<ArchiveRecord, EndRecord>, line: at.line };
   }

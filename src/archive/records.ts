@@ -1,9 +1,11 @@
 // The records of an app archive (docs/portability.md): one JSON value per line, objects with a
 // `kind`, and JSON arrays holding the rows of the table named by the last `table` record.
 
-/** What the first line names, and the format version this code writes and reads. */
+/** What the first line names, and the format version this code writes. */
 export const ARCHIVE_FORMAT = 'tessera-app-archive';
-export const ARCHIVE_VERSION = 1;
+export const ARCHIVE_VERSION = 2;
+/** The versions this code reads: 2 adds `function` records, which a reader of version 1 does not know. */
+export const READABLE_VERSIONS: readonly number[] = [1, 2];
 /** The archive's media type: newline-delimited JSON, gzip-compressed. */
 export const ARCHIVE_MEDIA_TYPE = 'application/gzip';
 
@@ -81,8 +83,28 @@ export interface TrustedDocumentsRecord {
 }
 
 /**
- * A stored file (DESIGN section 10): its metadata, then its bytes in `fileChunk` records in
- * order. Reserved: this version writes none and refuses them on import (see docs).
+ * One of the app's functions (DESIGN section 9). Its signing secret and header values are
+ * sealed under the exporting server's secret key for the exported app, never in clear.
+ */
+export interface FunctionRecord {
+  kind: 'function';
+  name: string;
+  /** BEFORE, EVENT or RESOLVER. */
+  functionKind: string;
+  url: string;
+  operations: string[];
+  order: number;
+  enabled: boolean;
+  timeoutMs: number;
+  sealedSecret: string;
+  /** Header names, each with its value sealed. */
+  headers: { name: string; sealedValue: string }[];
+  createdAt: string;
+}
+
+/**
+ * A stored file's bytes (DESIGN section 10): the File row's id, size and digest, then the bytes
+ * in `fileChunk` records in order. Files come last, in ascending id order, one per File row.
  */
 export interface FileRecord {
   kind: 'file';
@@ -94,7 +116,7 @@ export interface FileRecord {
 export interface FileChunkRecord {
   kind: 'fileChunk';
   id: string;
-  /** Base64. */
+  /** Base64 (the writer's pieces are 256 KiB of bytes, the last one shorter). */
   data: string;
 }
 
@@ -109,7 +131,7 @@ export interface EndRecord {
   sha256: string;
 }
 
-export type CatalogRecord = TotpFactorRecord | OidcIdentityRecord | OidcProviderRecord | TrustedDocumentsRecord;
+export type CatalogRecord = TotpFactorRecord | OidcIdentityRecord | OidcProviderRecord | TrustedDocumentsRecord | FunctionRecord;
 
 export type ArchiveRecord = HeaderRecord | SchemaRecord | SettingsRecord | TableRecord | CatalogRecord | FileRecord | FileChunkRecord | EndRecord;
 
@@ -124,6 +146,7 @@ export const RECORD_KINDS: readonly RecordKind[] = [
   'oidcIdentity',
   'oidcProvider',
   'trustedDocuments',
+  'function',
   'file',
   'fileChunk',
   'end',

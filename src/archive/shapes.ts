@@ -12,10 +12,14 @@ const SHAPES: Readonly<Record<string, Shape>> = {
   oidcIdentity: { issuer: 'string', subject: 'string', userId: 'string', createdAt: 'string', lastLoginAt: 'string?' },
   oidcProvider: { name: 'string', issuer: 'string', clientId: 'string', sealedSecret: 'string', scopes: 'array', metadata: 'object', createdAt: 'string' },
   trustedDocuments: { enforce: 'boolean', documents: 'array' },
+  function: { name: 'string', functionKind: 'string', url: 'string', operations: 'array', order: 'number', enabled: 'boolean', timeoutMs: 'number', sealedSecret: 'string', headers: 'array', createdAt: 'string' },
   file: { id: 'string', size: 'number', sha256: 'string' },
   fileChunk: { id: 'string', data: 'string' },
   end: { lines: 'number', rows: 'object', sha256: 'string' },
 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function typeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -51,6 +55,17 @@ export function shapeProblem(record: Record<string, unknown>): string | undefine
       const bad = codes.some((c) => typeOf(c) !== 'object' || typeof (c as { codeHash?: unknown }).codeHash !== 'string');
       return bad ? '"recoveryCodes" must hold { codeHash, usedAt } objects' : undefined;
     }
+    case 'function': {
+      const headers = record.headers as unknown[];
+      const bad = headers.some((h) => typeOf(h) !== 'object' || typeof (h as { name?: unknown }).name !== 'string' || typeof (h as { sealedValue?: unknown }).sealedValue !== 'string');
+      return bad ? '"headers" must hold { name, sealedValue } objects' : stringsOnly(record.operations, '"operations"');
+    }
+    case 'file':
+      if (!UUID.test(String(record.id))) return '"id" must be a lower-case uuid';
+      if (!Number.isSafeInteger(record.size) || (record.size as number) < 0) return '"size" must be a whole number of bytes';
+      return /^[0-9a-f]{64}$/.test(String(record.sha256)) ? undefined : '"sha256" must be 64 lower-case hex digits';
+    case 'fileChunk':
+      return BASE64.test(String(record.data)) ? undefined : '"data" must be base64';
     case 'end': {
       const counts = Object.values(record.rows as Record<string, unknown>);
       return counts.every((n) => Number.isInteger(n)) ? undefined : '"rows" must map table names to counts';

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -54,6 +54,21 @@ export class DiskStorage implements BlobStorage {
       return (await stat(path)).size;
     } catch {
       return null;
+    }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const source = this.#path(from);
+    const path = this.#path(to);
+    const dir = join(path, '..');
+    await mkdir(dir, { recursive: true });
+    const temp = join(dir, `.${randomUUID()}.part`);
+    try {
+      await copyFile(source, temp);
+      await rename(temp, path);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
     }
   }
 

@@ -3,7 +3,7 @@
 // objects go with one listing and batched deletes. Credentials come from the SDK's usual chain
 // (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, profiles, instance roles) unless given.
 
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
@@ -88,6 +88,13 @@ export class S3Storage implements BlobStorage {
       if (isMissing(err)) return null;
       throw err;
     }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    checkKey(from);
+    checkKey(to);
+    // Keys hold only [a-z0-9/-]: the copy source needs no escaping.
+    await this.#client.send(new CopyObjectCommand({ Bucket: this.#bucket, Key: to, CopySource: `${this.#bucket}/${from}` }));
   }
 
   async remove(key: string): Promise<void> {

@@ -31,6 +31,8 @@ export interface BlobStorage {
   get(key: string, range?: ByteRange): Promise<Readable | null>;
   /** How many bytes are stored under `key`; null when nothing is. */
   size(key: string): Promise<number | null>;
+  /** Copies the bytes under `from` to `to` inside the store (a forked app's files); rejects when `from` holds none. */
+  copy(from: string, to: string): Promise<void>;
   /** Removes `key`; removing what is not there succeeds. */
   remove(key: string): Promise<void>;
   /** Removes every key starting with `prefix` (an app's `<appId>/`, a file's variants' `<appId>/<fileId>.variants/`). */

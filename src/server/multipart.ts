@@ -4,7 +4,8 @@
 // GraphQL core with an UploadedBlob wherever the request puts that file: the GraphQL multipart
 // request specification (`operations`, `map`, then the files) and the original service's form
 // (`query`, `variables`, and a file part named by `input.blobFieldName`). Whatever upload no
-// File has claimed once the answer is sent has its bytes removed.
+// File has claimed once the answer is sent has its bytes removed. The part reader and the
+// spec's operation (readParts, specOperation) also serve the management API's importApp upload.
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -74,8 +75,21 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
     if (!blob) throw badInput('This app has no File type: it takes no uploads');
     const held: RequestUploads = { appId, keys: [] };
     uploads.set(request, held);
+    const maxFileSize = live.context.app.settings.maxFileSize;
+    // Each file streams into storage under a new key, recorded first as a pending upload: a
+    // crash leaves an orphan the removal worker takes.
+    const storeFile: FileSink<UploadedBlob> = (stream, filename, mimeType) => {
+      const id = randomUUID();
+      const key = fileKey(held.appId, id);
+      held.keys.push(key);
+      return (async () => {
+        await expectUpload(options.store, held.appId, key, UPLOAD_GRACE_SECONDS);
+        const stored = await options.storage.put(key, stream, maxFileSize);
+        return new UploadedBlob(held.appId, id, key, partFilename(filename), mimeType, stored.size, stored.sha256);
+      })();
+    };
     try {
-      const parts = await readParts(payload, request, options, held, live.context.app.settings.maxFileSize);
+      const parts = await readParts(payload, request.headers, { fieldLimit: options.fieldLimit, maxFiles: MAX_FILES_PER_REQUEST }, storeFile);
       return operationOf(parts, blob.upload);
     } catch (err) {
       await release(request);
@@ -86,22 +100,28 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
   scope.addHook('onRequestAbort', async (request) => release(request));
 }
 
-interface Parts {
+export interface Parts<F> {
   fields: Map<string, string>;
-  files: Map<string, UploadedBlob>;
+  files: Map<string, F>;
 }
 
-/** Reads every part: fields as text, files streamed into storage. Rejects at the first failure. */
-function readParts(payload: IncomingMessage, request: FastifyRequest, options: MultipartOptions, held: RequestUploads, maxFileSize: number): Promise<Parts> {
-  const { storage, store } = options;
+/** Takes one file part's stream (the part's file name and media type as sent) to where it goes; what it made of it. */
+export type FileSink<F> = (stream: Readable, filename: string, mimeType: string) => Promise<F>;
+
+/**
+ * Reads every part of a multipart body: fields as text (each at most `fieldLimit` bytes), files
+ * handed to `sink` as they arrive (at most `maxFiles`). Rejects at the first failure, once every
+ * file has settled (stored, or failed with nothing kept).
+ */
+export function readParts<F>(payload: IncomingMessage, headers: FastifyRequest['headers'], limits: { fieldLimit: number; maxFiles: number }, sink: FileSink<F>): Promise<Parts<F>> {
   const fields = new Map<string, string>();
-  const jobs = new Map<string, Promise<UploadedBlob>>();
+  const jobs = new Map<string, Promise<F>>();
   const streams = new Set<Readable>();
-  return new Promise<Parts>((resolve, reject) => {
+  return new Promise<Parts<F>>((resolve, reject) => {
     let settled = false;
     const busboy = new Busboy({
-      headers: request.headers as BusboyHeaders,
-      limits: { fieldSize: options.fieldLimit, fields: 100, files: MAX_FILES_PER_REQUEST, parts: MAX_FILES_PER_REQUEST + 100 },
+      headers: headers as BusboyHeaders,
+      limits: { fieldSize: limits.fieldLimit, fields: 100, files: limits.maxFiles, parts: limits.maxFiles + 100 },
     });
     // Every file has settled (stored, or failed with nothing kept) before the request fails:
     // no put may complete after its upload was released.
@@ -114,7 +134,7 @@ function readParts(payload: IncomingMessage, request: FastifyRequest, options: M
       void Promise.allSettled(jobs.values()).then(() => reject(err));
     };
     busboy.on('field', (name, value, _nameTruncated, valueTruncated) => {
-      if (valueTruncated) fail(limitExceeded(`The multipart field ${JSON.stringify(name.slice(0, 40))} is larger than ${options.fieldLimit} bytes`, 413));
+      if (valueTruncated) fail(limitExceeded(`The multipart field ${JSON.stringify(name.slice(0, 40))} is larger than ${limits.fieldLimit} bytes`, 413));
       else fields.set(name, value);
     });
     busboy.on('file', (name, stream, filename, _encoding, mimeType) => {
@@ -123,20 +143,12 @@ function readParts(payload: IncomingMessage, request: FastifyRequest, options: M
         if (jobs.has(name)) fail(badInput(`Two files are named ${JSON.stringify(name.slice(0, 40))} in one request`));
         return;
       }
-      const id = randomUUID();
-      const key = fileKey(held.appId, id);
-      held.keys.push(key);
       streams.add(stream);
-      const job = (async () => {
-        // Recorded before any byte is written: a crash leaves an orphan the worker removes.
-        await expectUpload(store, held.appId, key, UPLOAD_GRACE_SECONDS);
-        const stored = await storage.put(key, stream, maxFileSize);
-        return new UploadedBlob(held.appId, id, key, partFilename(filename), mimeType ?? '', stored.size, stored.sha256);
-      })();
+      const job = sink(stream, filename ?? '', mimeType ?? '');
       job.then(() => streams.delete(stream), fail);
       jobs.set(name, job);
     });
-    busboy.on('filesLimit', () => fail(limitExceeded(`A request may carry at most ${MAX_FILES_PER_REQUEST} files`, 413)));
+    busboy.on('filesLimit', () => fail(limitExceeded(`A request may carry at most ${limits.maxFiles} file${limits.maxFiles === 1 ? '' : 's'}`, 413)));
     busboy.on('fieldsLimit', () => fail(limitExceeded('Too many multipart fields', 413)));
     busboy.on('partsLimit', () => fail(limitExceeded('Too many multipart parts', 413)));
     busboy.on('error', (err: unknown) => fail(badInput(`Malformed multipart body: ${err instanceof Error ? err.message : String(err)}`)));
@@ -145,7 +157,7 @@ function readParts(payload: IncomingMessage, request: FastifyRequest, options: M
         (stored) => {
           if (settled) return;
           settled = true;
-          resolve({ fields, files: new Map([...jobs.keys()].map((name, i) => [name, stored[i] as UploadedBlob])) });
+          resolve({ fields, files: new Map([...jobs.keys()].map((name, i) => [name, stored[i] as F])) });
         },
         (err: unknown) => fail(err),
       );
@@ -180,14 +192,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The operation the parts carry, its Upload values set: the multipart spec or the original service's form. */
-function operationOf(parts: Parts, uploadField: string): Record<string, unknown> {
+function operationOf(parts: Parts<UploadedBlob>, uploadField: string): Record<string, unknown> {
   if (parts.fields.has('operations')) return specOperation(parts);
   if (parts.fields.has('query')) return blobFieldNameOperation(parts, uploadField);
   throw badInput('A multipart request carries "operations" and "map" (the GraphQL multipart request specification), or "query" and "variables"');
 }
 
 /** The GraphQL multipart request specification: `operations`, and `map` from each file to the paths it fills. */
-function specOperation(parts: Parts): Record<string, unknown> {
+export function specOperation<F>(parts: Parts<F>): Record<string, unknown> {
   const operations = parseJson('operations', parts.fields.get('operations'));
   if (Array.isArray(operations)) throw badInput('Batched requests (an array of operations) are not supported; send one operation per request');
   if (!isObject(operations)) throw badInput('The multipart field "operations" must be a JSON object');
@@ -207,7 +219,7 @@ function specOperation(parts: Parts): Record<string, unknown> {
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Puts `file` at a dotted path (`variables.input.files.0`) of the operation, where a null placeholder is. */
-function place(operations: Record<string, unknown>, path: string, file: UploadedBlob): void {
+function place<F>(operations: Record<string, unknown>, path: string, file: F): void {
   const steps = path.split('.');
   if (steps[0] !== 'variables' || steps.length < 2 || steps.some((s) => s === '' || UNSAFE_KEYS.has(s))) {
     throw badInput(`The map path "${path.slice(0, 80)}" must lead into the variables (variables.<name>…)`);
@@ -234,7 +246,7 @@ function place(operations: Record<string, unknown>, path: string, file: Uploaded
  * The original service's form: `query`, `variables` (JSON) and `operationName`; an input
  * object's `blobFieldName` names the part holding its file, which becomes its upload field.
  */
-function blobFieldNameOperation(parts: Parts, uploadField: string): Record<string, unknown> {
+function blobFieldNameOperation(parts: Parts<UploadedBlob>, uploadField: string): Record<string, unknown> {
   const variables = parseJson('variables', parts.fields.get('variables')) ?? {};
   if (!isObject(variables)) throw badInput('The multipart field "variables" must be a JSON object');
   const visit = (value: unknown, depth: number): void => {

@@ -1,6 +1,8 @@
-// Data portability wired into the server: the service, the signed export links, the routes, and
-// the port the management API uses (exportApp's URL, forkApp).
+// Data portability wired into the server: the service (with the functions' sealing key and the
+// file store), the signed export links, the routes, and the port the management API uses
+// (exportApp's URL, importApp of an uploaded archive, forkApp).
 
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { createPortability } from '../admin/index.js';
 import type { PortabilityPort } from '../admin/index.js';
@@ -11,8 +13,14 @@ import { ExportLinks } from './exportLinks.js';
 import { installPortability } from './routes/portability.js';
 import type { ServerOptions } from './server.js';
 
-export function portabilityOf(app: FastifyInstance, options: ServerOptions, publicUrl: () => string): PortabilityPort {
-  const portability = createPortability(options.store, { oidc: options.oidc, version: packageVersion() });
+export function portabilityOf(app: FastifyInstance, options: ServerOptions, publicUrl: () => string, filesReleased: () => void): PortabilityPort {
+  const storage = options.files?.storage;
+  const portability = createPortability(options.store, {
+    oidc: options.oidc,
+    functions: options.functions,
+    files: storage && { storage, released: filesReleased },
+    version: packageVersion(),
+  });
   const links = new ExportLinks(options.secretKey ?? `export links of ${options.adminKey}`);
   installPortability(app, { store: options.store, portability, links, platformKey: options.adminKey, publicUrl });
   return {
@@ -21,6 +29,11 @@ export function portabilityOf(app: FastifyInstance, options: ServerOptions, publ
       if (!found) throw notFound(`No app with id or name "${appId}"`);
       const { token, expiresAt } = links.sign(found.id);
       return { url: `${publicUrl().replace(/\/+$/, '')}/admin/exports/${token}`, expiresAt };
+    },
+    async importApp({ file, name }) {
+      const result = await portability.importApp(createReadStream(file.path), { name: name ?? undefined });
+      app.log.info({ appId: result.app.id, rows: result.rows }, 'app imported');
+      return result;
     },
     forkApp: (input) => portability.forkApp(input),
   };

@@ -220,7 +220,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', async () => traffic.stop());
   const mailer = new Mailer(options.mail ?? {});
   app.addHook('onClose', async () => mailer.close());
-  const portability = portabilityOf(app, options, publicUrl);
+  const portability = portabilityOf(app, options, publicUrl, () => remover?.wake());
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic), mail: mailTester(registry, mailer), portability });
   const throttle = new LoginThrottle(store, options.loginLimits);
   let stopPruning: (() => void) | undefined;

@@ -34,6 +34,7 @@ export {
   claimUpload,
   fileKey,
   releaseUpload,
+  expectAppFiles,
   expectUpload,
   finishFileRemoval,
   listFileRemovals,

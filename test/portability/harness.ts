@@ -171,3 +171,39 @@ export async function footprint(server: TestServer): Promise<{ apps: number; sch
   const schemas = await server.store.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name LIKE 'app\\_%'`);
   return { apps: apps.rows[0]?.n ?? 0, schemas: schemas.rows[0]?.n ?? 0 };
 }
+
+/** An existing app (imported, forked) as the tests use one: an admin token of its own. */
+export async function appAt(server: TestServer, appId: string): Promise<Pick<TestApp, 'id' | 'token' | 'endpoint' | 'gql' | 'data'>> {
+  const reply = await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId, name: `tests${Math.random().toString(36).slice(2, 8)}` } });
+  if (reply.body.errors) throw new Error(`createAdminToken failed: ${JSON.stringify(reply.body.errors)}`);
+  const token: string = reply.body.data.createAdminToken.token;
+  const endpoint = `${server.base}/graphql/${appId}`;
+  const gql = async (query: string, variables: Record<string, unknown> = {}, headers?: Record<string, string>) => {
+    const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...(headers ?? { authorization: `Bearer ${token}` }) }, body: JSON.stringify({ query, variables }) });
+    return { status: response.status, body: (await response.json()) as Json };
+  };
+  return {
+    id: appId,
+    token,
+    endpoint,
+    gql,
+    async data(query, variables) {
+      const answer = await gql(query, variables);
+      if (answer.body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(answer.body.errors)}`);
+      return answer.body.data;
+    },
+  };
+}
+
+/** importApp through the management API: a GraphQL multipart request carrying the archive. */
+export async function importAppMutation(server: Pick<TestServer, 'base' | 'key'>, archive: Uint8Array, name?: string, headers: Record<string, string> = { authorization: `Bearer ${server.key}` }): Promise<{ status: number; body: Json }> {
+  const form = new FormData();
+  form.append('operations', JSON.stringify({
+    query: 'mutation($i: ImportAppInput!) { importApp(input: $i) { app { id name schemaVersion endpoint } rows warnings } }',
+    variables: { i: { file: null, ...(name ? { name } : {}) } },
+  }));
+  form.append('map', JSON.stringify({ 0: ['variables.i.file'] }));
+  form.append('0', new Blob([archive], { type: 'application/gzip' }), 'app.tessera.gz');
+  const response = await fetch(`${server.base}/admin/graphql`, { method: 'POST', headers, body: form });
+  return { status: response.status, body: (await response.json()) as Json };
+}

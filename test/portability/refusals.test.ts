@@ -73,9 +73,9 @@ describe.each(STORE_KINDS)('refused archives (%s)', (kind) => {
 
   it('an unknown format version is refused, naming it', async () => {
     const header = JSON.parse(lines[0] as string) as Json;
-    const error = await refused(packWithTrailer([JSON.stringify({ ...header, version: 2 }), ...lines.slice(1)]));
-    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', formatVersion: 2 });
-    expect(error.message).toMatch(/format version 2/);
+    const error = await refused(packWithTrailer([JSON.stringify({ ...header, version: 3 }), ...lines.slice(1)]));
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', formatVersion: 3 });
+    expect(error.message).toMatch(/format version 3/);
   });
 
   it('not an archive: plain text, gzip of something else, an empty body, a line that is not JSON', async () => {
@@ -135,9 +135,20 @@ describe.each(STORE_KINDS)('refused archives (%s)', (kind) => {
     expect((await refused(packWithTrailer(short))).extensions.archive).toMatchObject({ line: row + 1 });
   });
 
-  it('records the format reserves for files are refused by name', async () => {
-    const withFile = [...lines.slice(0, -1), JSON.stringify({ kind: 'file', id: 'x', size: 1, sha256: 'ab' }), JSON.stringify({ kind: 'fileChunk', id: 'x', data: 'AA==' }), lines.at(-1) as string];
-    expect((await refused(packWithTrailer(withFile))).message).toMatch(/holds files/);
+  it('file records: malformed ones are refused by line; well-formed ones on a server that keeps no files, NOT_IMPLEMENTED', async () => {
+    const id = '00000000-0000-4000-8000-000000000001';
+    const file = (record: Json, chunk: Json = { kind: 'fileChunk', id, data: 'AA==' }) => packWithTrailer([...lines.slice(0, -1), JSON.stringify(record), JSON.stringify(chunk), lines.at(-1) as string]);
+    const sha256 = '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d';
+    const badId = await refused(file({ kind: 'file', id: 'x', size: 1, sha256 }));
+    expect(badId.message).toMatch(/"id" must be a lower-case uuid/);
+    expect(badId.extensions.archive.line).toBe(lines.length);
+    expect((await refused(file({ kind: 'file', id, size: -1, sha256 }))).message).toMatch(/"size"/);
+    expect((await refused(file({ kind: 'file', id, size: 1, sha256: 'ab' }))).message).toMatch(/"sha256"/);
+    const chunkFirst = await refused(packWithTrailer([...lines.slice(0, -1), JSON.stringify({ kind: 'fileChunk', id, data: 'AA==' }), lines.at(-1) as string]));
+    expect(chunkFirst.message).toMatch(/a fileChunk record cannot come here/);
+    const noStore = await refused(file({ kind: 'file', id, size: 1, sha256 }), 501);
+    expect(noStore.extensions.code).toBe('NOT_IMPLEMENTED');
+    expect(noStore.message).toMatch(/holds files .*keeps no files/);
   });
 
   it('importing needs the platform key and a gzip body; exporting needs the platform key, then only the signed link', async () => {

@@ -39,7 +39,7 @@ describe.each(STORE_KINDS)('export and import (%s)', (kind) => {
 
   it('the archive is gzip-compressed JSON lines: header, schema, settings, tables with their rows, account records, trailer', () => {
     const lines = archiveLines(archive).map((l) => JSON.parse(l) as Json);
-    expect(lines[0]).toMatchObject({ kind: 'header', format: 'tessera-app-archive', version: 1, app: { id: source.app.id }, store: kind });
+    expect(lines[0]).toMatchObject({ kind: 'header', format: 'tessera-app-archive', version: 2, app: { id: source.app.id }, store: kind });
     expect(lines[1]).toMatchObject({ kind: 'schema', version: 2, sdl: SCHEMA_V2 });
     expect(lines[2]).toMatchObject({ kind: 'settings', settings: { maxDepth: 12, defaultPageSize: 20 } });
     const tables = lines.filter((l) => l.kind === 'table').map((l) => l.name as string);
@@ -61,6 +61,14 @@ describe.each(STORE_KINDS)('export and import (%s)', (kind) => {
     expect(Object.keys(after)).toEqual(Object.keys(before));
     for (const table of Object.keys(before)) expect(after[table], table).toEqual(before[table]);
     expect(before.Post).toHaveLength(33);
+  });
+
+  it('an archive of format version 1 (no function records) still imports', async () => {
+    const lines = archiveLines(archive);
+    const header = JSON.parse(lines[0] as string) as Json;
+    const reply = await importArchive(server, packWithTrailer([JSON.stringify({ ...header, version: 1 }), ...lines.slice(1)]), `v1${Math.random().toString(36).slice(2, 8)}`);
+    expect(reply.body.errors).toBeUndefined();
+    expect(await tableRows(server, reply.body.app.id as string)).toEqual(await tableRows(server, imported.app.id as string));
   });
 
   it('the new app has the same schema (as version 1), settings and trusted documents, under a new id and endpoint', async () => {

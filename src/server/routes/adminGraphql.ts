@@ -1,10 +1,20 @@
 // The management API route: platform-key check, then GraphQL over HTTP with a graphql-js
 // runner of the admin schema. This file only adapts Fastify's request and reply to the core.
+// A GraphQL multipart request (importApp's archive) is read after the platform key is checked:
+// its one file is spooled to a temporary file, removed before the answer is sent.
 
-import type { FastifyInstance } from 'fastify';
-import { createAdminContext, createAdminSchema } from '../../admin/index.js';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { UploadedArchive, createAdminContext, createAdminSchema } from '../../admin/index.js';
 import type { AdminService, MailTester, PortabilityPort, TrafficSource } from '../../admin/index.js';
+import { badInput } from '../../errors/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { readParts, specOperation } from '../multipart.js';
 import { schemaOperations } from '../operation/schemaOperations.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
 
@@ -22,11 +32,45 @@ export interface AdminRouteOptions {
   portability: PortabilityPort;
 }
 
+/**
+ * Reads a GraphQL multipart request to the management API: its operation, with the file spooled.
+ * Answers the function that removes the request's spool (a no-op for other requests).
+ */
+function installUploads(scope: FastifyInstance): (request: FastifyRequest) => Promise<void> {
+  const spools = new WeakMap<FastifyRequest, string>();
+  const removeSpool = async (request: FastifyRequest) => {
+    const dir = spools.get(request);
+    spools.delete(request);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  };
+  scope.addContentTypeParser('multipart/form-data', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-upload-'));
+    spools.set(request, dir);
+    try {
+      const parts = await readParts(payload, request.headers, { fieldLimit: scope.initialConfig.bodyLimit ?? 1024 * 1024, maxFiles: 1 }, async (stream, filename) => {
+        const path = join(dir, 'upload');
+        await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+        return new UploadedArchive(path, filename);
+      });
+      if (!parts.fields.has('operations')) throw badInput('A multipart request to the management API carries "operations", "map" and the file (the GraphQL multipart request specification)');
+      return specOperation(parts);
+    } catch (err) {
+      await removeSpool(request);
+      throw err;
+    }
+  });
+  // A request that went away before its operation ran.
+  scope.addHook('onRequestAbort', removeSpool);
+  scope.addHook('onResponse', removeSpool);
+  return removeSpool;
+}
+
 export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOptions): void {
   const schema = createAdminSchema();
   // Encapsulated so the platform-key hook guards this route only.
   app.register(async (scope) => {
     requirePlatformKey(scope, options.platformKey);
+    const removeSpool = installUploads(scope);
     scope.route({
       // Every method reaches the core, which answers 405 for those GraphQL over HTTP does not use.
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -42,7 +86,7 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
         const { response } = await handleGraphQLOverHttp(
           { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
           runner,
-        );
+        ).finally(() => removeSpool(request));
         return reply.code(response.status).headers(response.headers).send(response.body);
       },
     });

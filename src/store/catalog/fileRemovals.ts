@@ -34,6 +34,16 @@ export async function expectUpload(q: Queryable, appId: string, key: string, gra
 }
 
 /**
+ * Records that bytes are being written under an app's prefix before its app exists (an import
+ * or a fork): all of them are removed after `graceSeconds` unless the transaction creating the
+ * app takes the entry (claimUpload with the prefix), or at once when released.
+ */
+export async function expectAppFiles(q: Queryable, appId: string, graceSeconds: number): Promise<void> {
+  await q.query(sql`INSERT INTO tessera.file_removals (key, app_id, prefix, pending_upload, due_at)
+    VALUES (${appFileKeyPrefix(appId)}, ${appId}, true, true, now() + make_interval(secs => ${graceSeconds}))`);
+}
+
+/**
  * Takes an upload's entry for the File being created in the same transaction; false when there
  * is none for this app (claimed already, or taken as an orphan).
  */

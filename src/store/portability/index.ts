@@ -6,3 +6,5 @@ export type { AppTable, ColumnKind, TableColumn } from './tables.js';
 export { checkForeignKeys, clearTables, copyTable, deferForeignKeys, insertJsonRows, rowsAsJson } from './rows.js';
 export { readSnapshot } from './snapshot.js';
 export type { DeclareCursor, SnapshotCursor } from './snapshot.js';
+export { fileRowsStatement, transactionCursor } from './files.js';
+export type { FileBytesRow, TransactionCursor } from './files.js';
