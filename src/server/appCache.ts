@@ -96,6 +96,8 @@ export interface AppCacheStats {
   bytes: number;
   /** Apps let go to stay within the budget, since the start. */
   evictions: number;
+  /** Apps loaded into the cache, since the start (first requests, and requests after an eviction or a change). */
+  loads: number;
 }
 
 export class AppCache<T extends Cacheable> {
@@ -106,6 +108,7 @@ export class AppCache<T extends Cacheable> {
   #appBytes = 0;
   #schemaBytes = 0;
   #evictions = 0;
+  #loads = 0;
 
   constructor(budgetBytes: number) {
     this.#budget = budgetBytes;
@@ -172,6 +175,7 @@ export class AppCache<T extends Cacheable> {
     const bytes = app.ownBytes();
     this.#entries.set(app.id, { app, bytes });
     this.#appBytes += bytes;
+    this.#loads += 1;
     this.#shrink();
   }
 
@@ -194,7 +198,7 @@ export class AppCache<T extends Cacheable> {
   }
 
   get stats(): AppCacheStats {
-    return { apps: this.#entries.size, schemas: this.#schemas.size, bytes: this.#appBytes + this.#schemaBytes, evictions: this.#evictions };
+    return { apps: this.#entries.size, schemas: this.#schemas.size, bytes: this.#appBytes + this.#schemaBytes, evictions: this.#evictions, loads: this.#loads };
   }
 
   #shrink(): void {

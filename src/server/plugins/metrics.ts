@@ -143,15 +143,20 @@ export function appCacheMetrics(registry: Registry, stats: () => AppCacheStats):
       this.set(stats().bytes);
     },
   });
-  let reported = 0;
-  new Counter({
-    name: 'tessera_app_cache_evictions_total',
-    help: 'Apps let go, least recently used first, to stay within TESSERA_APP_CACHE_MB.',
-    registers: [registry],
-    collect() {
-      const evictions = stats().evictions;
-      this.inc(evictions - reported);
-      reported = evictions;
-    },
-  });
+  // Counters that follow the cache's own counts: each collection adds what happened since the last.
+  const counted = (name: string, help: string, count: (s: AppCacheStats) => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = count(stats());
+        this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  counted('tessera_app_cache_evictions_total', 'Apps let go, least recently used first, to stay within TESSERA_APP_CACHE_MB.', (s) => s.evictions);
+  counted('tessera_app_cache_loads_total', "Apps loaded from the catalog: an app's first request, and its first after an eviction or a change.", (s) => s.loads);
 }
