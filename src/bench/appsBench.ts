@@ -204,7 +204,7 @@ async function createApps(server: BenchServer, settings: Settings, n: number): P
 async function servePhase(store: BenchStore, key: string, apps: BenchApp[], settings: Settings, cacheMb: number): Promise<{ server: BenchServer; ratio: number }> {
   const server = await startBenchServer(store, logLevel(), { process: true, appCacheMb: cacheMb, key });
   const atStart = await server.memory();
-  console.log(`\nTESSERA_APP_CACHE_MB=${cacheMb} (a fresh server; RSS ${mib(atStart.rss)} before any request)`);
+  console.log(`\nTESSERA_APP_CACHE_MB=${cacheMb} (a fresh server: RSS ${mib(atStart.rss)}, heap used ${mib(atStart.heapUsed)} before any request)`);
   const order = apps.map((_, i) => i);
   const shuffle = random(1);
   for (let i = order.length - 1; i > 0; i--) {
@@ -233,6 +233,11 @@ async function servePhase(store: BenchStore, key: string, apps: BenchApp[], sett
     `  server after the reads: RSS ${mib(memory.rss)}, heap used ${mib(memory.heapUsed)} (after a full GC); app cache ${fmt(cache.get('tessera_app_cache_apps') ?? 0)} apps, ` +
       `${fmt(cache.get('tessera_app_cache_schemas') ?? 0)} schema(s), ${mib(cache.get('tessera_app_cache_bytes') ?? 0)} estimated, ${fmt(cache.get('tessera_app_cache_evictions_total') ?? 0)} evictions`,
   );
+  const cached = cache.get('tessera_app_cache_apps') ?? 0;
+  if (cached > 0) {
+    // What the estimate is calibrated against: the heap the loaded apps added, per app.
+    console.log(`  heap grown per cached app: ${fmt((memory.heapUsed - atStart.heapUsed) / cached / 1024, 1)} KiB measured, ${fmt((cache.get('tessera_app_cache_bytes') ?? 0) / cached / 1024, 1)} KiB estimated`);
+  }
   return { server, ratio };
 }
 
