@@ -24,7 +24,14 @@ export interface BenchServerOptions {
    * so that its memory is its own.
    */
   process?: boolean;
+  /** The server's TESSERA_APP_CACHE_MB (default: the server's default). */
+  appCacheMb?: number;
+  /** The platform key (default: a new one), so that a restarted server takes the same. */
+  key?: string;
 }
+
+/** The server's store: a PostgreSQL database, or the embedded store in a directory. */
+export type BenchStore = string | { dataDir: string };
 
 const SCRIPT = new URL('./serverWorker.js', import.meta.url);
 
@@ -63,9 +70,9 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-export async function startBenchServer(databaseUrl: string, logLevel: LogLevel, options: BenchServerOptions = {}): Promise<BenchServer> {
-  const key = generatePlatformKey();
-  const data: ServerWorkerData = { databaseUrl, adminKey: key, logLevel };
+export async function startBenchServer(store: BenchStore, logLevel: LogLevel, options: BenchServerOptions = {}): Promise<BenchServer> {
+  const key = options.key ?? generatePlatformKey();
+  const data: ServerWorkerData = { ...(typeof store === 'string' ? { databaseUrl: store } : store), adminKey: key, logLevel, appCacheMb: options.appCacheMb };
   let host: Host;
   let send: (request: ServerWorkerRequest) => void;
   let stop: () => Promise<void>;

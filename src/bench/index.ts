@@ -11,6 +11,7 @@ import { parseSchema, planMigration } from '../model/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
+import { appsSection } from './appsBench.js';
 import { authSection } from './authBench.js';
 import { dataApiSection } from './dataApi.js';
 import { filesSection } from './filesBench.js';
@@ -69,7 +70,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, apps: appsSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

@@ -9,9 +9,13 @@ import { ensureCatalog, openStore } from '../store/index.js';
 import { ownThreadPath } from './cpu.js';
 
 export interface ServerWorkerData {
-  databaseUrl: string;
+  /** The server's PostgreSQL database; without it, the embedded store in `dataDir`. */
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
   adminKey: string;
   logLevel: LogLevel;
+  /** TESSERA_APP_CACHE_MB (default: the server's). */
+  appCacheMb?: number | undefined;
 }
 
 /** The server's memory as `process.memoryUsage()` reports it, in bytes. */
@@ -76,13 +80,14 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-const store = await openStore({ databaseUrl: data.databaseUrl });
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,
   admin: createAdminService(store),
   adminKey: data.adminKey,
   logLevel: data.logLevel,
+  appCacheBytes: data.appCacheMb === undefined ? undefined : data.appCacheMb * 1024 * 1024,
   // Lines are formatted as in production, then dropped: the figures include logging, not a terminal.
   logDestination: { write: () => undefined },
 });

@@ -62,17 +62,29 @@ interface CacheEntry {
 
 const MAX_PLANS_PER_DOCUMENT = 64;
 
-/** Statement caches per app version (the AppContext), keyed by document and operation. */
-const caches = new WeakMap<AppContext, Map<string, CacheEntry>>();
+/**
+ * Statement caches per app version (the AppContext), keyed by document and operation; `plans`
+ * counts the plans held, so that whoever keeps the app loaded can tell what it costs.
+ */
+interface StatementCache {
+  documents: Map<string, CacheEntry>;
+  plans: number;
+}
+const caches = new WeakMap<AppContext, StatementCache>();
 const MAX_DOCUMENTS = 500;
 
-function cacheOf(app: AppContext): Map<string, CacheEntry> {
+function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    cache = new Map();
+    cache = { documents: new Map(), plans: 0 };
     caches.set(app, cache);
   }
   return cache;
+}
+
+/** How many compiled plans the app version's statement cache holds (0 before its first query). */
+export function cachedPlans(app: AppContext): number {
+  return caches.get(app)?.plans ?? 0;
 }
 
 function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
@@ -120,26 +132,36 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
   const access: Access = args.admin ? 'admin' : 'rules';
   // Statements for admin tokens carry no rules; everyone else's do: separate entries.
   const docKey = `${access}\u0000${args.operationName ?? ''}\u0000${args.query}`;
-  let entry = cache.get(docKey);
+  let entry = cache.documents.get(docKey);
   if (entry) {
     const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
     if (plans) return plans;
   }
   const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, access);
+  const clear = (e: CacheEntry) => {
+    cache.plans -= e.plans.size;
+    e.plans.clear();
+  };
   if (!entry) {
-    if (cache.size >= MAX_DOCUMENTS) cache.delete(cache.keys().next().value as string);
+    if (cache.documents.size >= MAX_DOCUMENTS) {
+      const [oldestKey, oldest] = cache.documents.entries().next().value as [string, CacheEntry];
+      clear(oldest);
+      cache.documents.delete(oldestKey);
+    }
     entry = { shapes: [], plans: new Map() };
-    cache.set(docKey, entry);
+    cache.documents.set(docKey, entry);
   }
   const known = entry.shapes;
   const added = compiled.shapes.filter((s) => !known.some((k) => k.name === s.name && k.kind === s.kind));
   if (added.length > 0) {
     // A new dependency changes every key: earlier plans are dropped, not misused.
     entry.shapes = [...known, ...added];
-    entry.plans.clear();
+    clear(entry);
   }
-  if (entry.plans.size >= MAX_PLANS_PER_DOCUMENT) entry.plans.clear();
-  entry.plans.set(shapeKey(entry.shapes, request.variables), compiled.plans);
+  if (entry.plans.size >= MAX_PLANS_PER_DOCUMENT) clear(entry);
+  const key = shapeKey(entry.shapes, request.variables);
+  if (!entry.plans.has(key)) cache.plans += 1;
+  entry.plans.set(key, compiled.plans);
   return compiled.plans;
 }
 

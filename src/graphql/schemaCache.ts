@@ -5,8 +5,12 @@ import type { GraphQLSchema } from 'graphql';
 import type { AppModel } from '../model/index.js';
 import { buildAppSchema } from './buildAppSchema.js';
 
-/** How many app versions' schemas are kept. */
-export const SCHEMA_CACHE_SIZE = 200;
+/**
+ * How many app versions' schemas are kept: for the management API (an app's printed schema, its
+ * mutations' names), which looks at a few apps at a time. The server's loaded apps keep their
+ * schemas in its app cache, within its memory budget; each schema is hundreds of KiB.
+ */
+export const SCHEMA_CACHE_SIZE = 16;
 
 // A Map iterates in insertion order: re-inserting on each hit keeps the least recently used first.
 const cache = new Map<string, GraphQLSchema>();

@@ -1,19 +1,23 @@
 // The live apps this instance serves: each app's compiler context for its current schema
 // version and settings, and its admin tokens, cached so a data request costs one statement.
-// Catalog changes invalidate entries at once on this instance and, through LISTEN/NOTIFY on
-// CATALOG_CHANNEL, within moments on every other instance; entries also expire after a while
-// as a backstop for a missed notification.
+// Apps are loaded on first use and let go least recently used within the app cache's budget
+// (appCache.ts). Catalog changes invalidate entries at once on this instance and, through
+// LISTEN/NOTIFY on CATALOG_CHANNEL, within moments on every other instance; entries are also
+// read again after a while (in the background) as a backstop for a missed notification.
 
 import { createHash } from 'node:crypto';
-import { AppContext } from '../compile/index.js';
+import { AppContext, cachedPlans } from '../compile/index.js';
 import type { AccountApp } from '../accounts/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
-import { appSchema } from '../graphql/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
 import { AppFunctions } from '../functions/index.js';
 import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
-import { DocumentCache } from './operation/prepare.js';
+import type { DocumentCache } from './operation/prepare.js';
+import { documentRulesKey } from './limits/index.js';
+import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
+import { DEFAULT_APP_CACHE_MB } from './config.js';
+import type { AppCacheStats, SharedSchema } from './appCache.js';
 
 export interface LiveApp {
   id: string;
@@ -21,13 +25,17 @@ export interface LiveApp {
   context: AppContext;
   /** The app's signing keys, newest first (retired ones still verify). */
   keys: SigningKeyRow[];
-  /** Validated documents of this schema version. */
+  /** Validated documents of this schema version and the app's limits (shared with apps of both alike). */
   documents: DocumentCache;
   /** The app's trusted documents, null when it has none. */
   trusted: TrustedDocumentSet | null;
   /** The app's functions (secrets sealed). */
   functions: AppFunctions;
   loadedAt: number;
+  /** The app's GraphQL schema as the app cache shares it between apps of the same model. */
+  schema: SharedSchema;
+  /** Estimated bytes the app holds besides its shared schema (app cache budget). */
+  ownBytes(): number;
 }
 
 /** A loaded app as the accounts stage sees it. */
@@ -41,9 +49,29 @@ function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** Bytes of an app's trusted documents' text, which stays loaded with it. */
+function trustedBytes(trusted: TrustedDocumentSet | null): number {
+  let chars = 0;
+  for (const text of trusted?.documents.values() ?? []) chars += text.length;
+  return chars * 2;
+}
+
+export interface AppRegistryOptions {
+  /** An app made before today's built-in fields could not be given them. */
+  onUpgradeError?: (appId: string, err: unknown) => void;
+  /** A mutation committed events for EVENT functions (wakes the delivery workers). */
+  eventsQueued?: () => void;
+  /** How apps' statements sign File download URLs. */
+  files?: FileUrlKeys | undefined;
+  /** Budget of the loaded apps, in bytes (default DEFAULT_APP_CACHE_MB). */
+  cacheBytes?: number | undefined;
+}
+
 export class AppRegistry {
   readonly #store: Store;
-  readonly #apps = new Map<string, Promise<LiveApp | null>>();
+  readonly #cache: AppCache<LiveApp>;
+  /** Loads in progress, so that concurrent requests for an app load it once. */
+  readonly #loading = new Map<string, Promise<LiveApp | null>>();
   readonly #tokens = new Map<string, { valid: boolean; at: number }>();
   #unlisten: (() => Promise<void>) | undefined;
 
@@ -51,16 +79,12 @@ export class AppRegistry {
   readonly #eventsQueued: () => void;
   readonly #files: FileUrlKeys | undefined;
 
-  /**
-   * `onUpgradeError`: an app made before today's built-in fields could not be given them.
-   * `eventsQueued`: a mutation committed events for EVENT functions (wakes the delivery workers).
-   * `files`: how apps' statements sign File download URLs.
-   */
-  constructor(store: Store, onUpgradeError: (appId: string, err: unknown) => void = () => {}, eventsQueued: () => void = () => {}, files?: FileUrlKeys) {
+  constructor(store: Store, options: AppRegistryOptions = {}) {
     this.#store = store;
-    this.#onUpgradeError = onUpgradeError;
-    this.#eventsQueued = eventsQueued;
-    this.#files = files;
+    this.#onUpgradeError = options.onUpgradeError ?? (() => {});
+    this.#eventsQueued = options.eventsQueued ?? (() => {});
+    this.#files = options.files;
+    this.#cache = new AppCache(options.cacheBytes ?? DEFAULT_APP_CACHE_MB * 1024 * 1024);
   }
 
   async start(): Promise<void> {
@@ -70,7 +94,8 @@ export class AppRegistry {
   async stop(): Promise<void> {
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
-    this.#apps.clear();
+    this.#loading.clear();
+    this.#cache.clear();
     this.#tokens.clear();
     // The store may already be closing with the server; its listener goes with it then.
     await unlisten?.().catch(() => undefined);
@@ -78,40 +103,61 @@ export class AppRegistry {
 
   /** Forgets what is cached about an app, named by id or name (its schema, settings or tokens changed). */
   invalidate(idOrName: string): void {
-    for (const [id, entry] of this.#apps) {
-      if (id === idOrName) this.#apps.delete(id);
-      else void entry.then((app) => app?.name === idOrName && this.#apps.get(id) === entry && this.#apps.delete(id), () => undefined);
-    }
+    this.#cache.deleteWhere((app) => app.id === idOrName || app.name === idOrName);
+    // A load under way may have read the catalog before the change: its result serves the
+    // requests waiting for it, but is not kept. A name says nothing of which load it is.
+    if (isAppId(idOrName)) this.#loading.delete(idOrName);
+    else this.#loading.clear();
     // Tokens are few and cheap to check again: any change forgets them all.
     this.#tokens.clear();
   }
 
   /** Apps held in memory (loaded or loading). */
   get size(): number {
-    return this.#apps.size;
+    return this.#cache.stats.apps + this.#loading.size;
+  }
+
+  /** What the app cache holds, for metrics. */
+  get cacheStats(): AppCacheStats {
+    return this.#cache.stats;
   }
 
   /** The live app with this id, or null when there is none. */
   async get(appId: string): Promise<LiveApp | null> {
     // A path segment that cannot be an id (NUL, 2,000 characters, `..`) never reaches the store.
     if (!isAppId(appId)) return null;
-    const cached = this.#apps.get(appId);
-    if (cached) {
-      const app = await cached;
-      if (app === null || Date.now() - app.loadedAt < MAX_AGE_MS) return app;
-      if (this.#apps.get(appId) === cached) this.#apps.delete(appId);
-    }
-    let loading = this.#apps.get(appId);
-    if (!loading) {
-      const load = this.#load(appId);
-      loading = load;
-      this.#apps.set(appId, load);
-      // Neither a failed load nor an unknown app is remembered once settled: ids made up by a
-      // client would otherwise fill the map without bound.
-      const forget = () => void (this.#apps.get(appId) === load && this.#apps.delete(appId));
-      load.then((app) => app === null && forget(), forget);
-    }
-    return loading;
+    const cached = this.#cache.get(appId);
+    if (!cached) return this.#loadOnce(appId);
+    // Past its age the entry still answers while it is read again in the background: with
+    // thousands of apps in use, a reload every MAX_AGE_MS each must not stall their requests.
+    if (Date.now() - cached.loadedAt >= MAX_AGE_MS) this.#loadOnce(appId).catch(() => undefined);
+    return cached;
+  }
+
+  /** Loads the app, or joins the load under way, and caches the result. */
+  #loadOnce(appId: string): Promise<LiveApp | null> {
+    const loading = this.#loading.get(appId);
+    if (loading) return loading;
+    const load: Promise<LiveApp | null> = this.#load(appId).then(
+      (app) => {
+        // Kept unless a catalog change came while it loaded. Neither a failed load nor an
+        // unknown app is remembered: ids made up by a client would otherwise fill the map.
+        if (this.#loading.get(appId) === load) {
+          this.#loading.delete(appId);
+          if (app) this.#cache.add(app);
+          else this.#cache.delete(appId);
+        } else if (app) {
+          this.#cache.release(app.schema);
+        }
+        return app;
+      },
+      (err: unknown) => {
+        if (this.#loading.get(appId) === load) this.#loading.delete(appId);
+        throw err;
+      },
+    );
+    this.#loading.set(appId, load);
+    return load;
   }
 
   async #load(appId: string): Promise<LiveApp | null> {
@@ -134,9 +180,23 @@ export class AppRegistry {
         this.#onUpgradeError(appId, err);
       }
     }
-    const schema = appSchema(appId, live.version, live.model);
-    const context = new AppContext({ id: appId, version: live.version, model: live.model, settings: withDefaults(row.settings), schema, files: this.#files });
-    return { id: appId, name: row.name, context, keys, documents: new DocumentCache(), trusted, functions: new AppFunctions(functions, this.#eventsQueued), loadedAt: Date.now() };
+    // Nothing is awaited from here on: the schema acquired goes to the cache or back (get).
+    const schema = this.#cache.acquire(live.model);
+    const settings = withDefaults(row.settings);
+    const context = new AppContext({ id: appId, version: live.version, model: schema.model, settings, schema: schema.schema, files: this.#files });
+    const fixed = APP_BYTES + trustedBytes(trusted);
+    return {
+      id: appId,
+      name: row.name,
+      context,
+      keys,
+      documents: schema.documents(documentRulesKey(settings)),
+      trusted,
+      functions: new AppFunctions(functions, this.#eventsQueued),
+      loadedAt: Date.now(),
+      schema,
+      ownBytes: () => fixed + cachedPlans(context) * PLAN_BYTES,
+    };
   }
 
   /** Whether `token` is a live admin token of the app. */

@@ -46,6 +46,8 @@ export interface ServerConfig {
   allowPrivateNetworks: boolean;
   /** Where apps' file bytes go: an S3-compatible bucket (TESSERA_S3_*), else `<dataDir>/files`. */
   s3: S3Config | undefined;
+  /** Budget of the loaded apps in MiB (TESSERA_APP_CACHE_MB). */
+  appCacheMb: number;
 }
 
 /** An S3-compatible object store for files; credentials come from the usual AWS variables. */
@@ -214,6 +216,17 @@ function parseSecretKey(value: string | undefined): string | undefined {
   return key;
 }
 
+/** Default budget of the loaded apps, in MiB (docs/scaling.md). */
+export const DEFAULT_APP_CACHE_MB = 256;
+
+function parseAppCacheMb(value: string | undefined): number {
+  const text = present(value);
+  if (text === undefined) return DEFAULT_APP_CACHE_MB;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1_048_576)) throw badInput(`TESSERA_APP_CACHE_MB must be a whole number of MiB from 1 to 1048576, got "${text}"`);
+  return n;
+}
+
 /** Reads the configuration; `cwd` anchors a relative data directory. */
 export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.cwd()): ServerConfig {
   const envPort = present(env.TESSERA_PORT);
@@ -241,6 +254,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),
     allowPrivateNetworks: parseSwitch(env.TESSERA_FUNCTIONS_ALLOW_PRIVATE, 'TESSERA_FUNCTIONS_ALLOW_PRIVATE', false),
     s3: parseS3(env),
+    appCacheMb: parseAppCacheMb(env.TESSERA_APP_CACHE_MB),
   };
 }
 

@@ -14,7 +14,7 @@ import { allowedOrigin, installCors } from './plugins/cors.js';
 import { installDrain } from './plugins/drain.js';
 import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/errors.js';
 import { installHealth } from './plugins/health.js';
-import { installMetrics } from './plugins/metrics.js';
+import { appCacheMetrics, installMetrics } from './plugins/metrics.js';
 import { installRequestLog } from './plugins/requestLog.js';
 import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
@@ -90,6 +90,8 @@ export interface ServerOptions {
   functions?: (FunctionsSetup & { schedule?: Partial<DeliverySchedule> | undefined }) | undefined;
   /** Apps' files: where their bytes are kept and the secret their download URLs are signed with. */
   files?: FileOptions | undefined;
+  /** Budget of the loaded apps in bytes, estimated (TESSERA_APP_CACHE_MB; default 256 MiB). */
+  appCacheBytes?: number | undefined;
 }
 
 export interface FileOptions {
@@ -173,12 +175,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
   const pads = signer.pads();
   const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime), variant: variantName };
-  const registry = new AppRegistry(
-    store,
-    (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
-    () => outbox.queued(),
-    fileUrls,
-  );
+  const registry = new AppRegistry(store, {
+    onUpgradeError: (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
+    eventsQueued: () => outbox.queued(),
+    files: fileUrls,
+    cacheBytes: options.appCacheBytes,
+  });
+  appCacheMetrics(metrics.registry, () => registry.cacheStats);
   // One observer for every call (event deliveries and resolver fields): it owns the metric series.
   const calling = options.functions && {
     secrets: new FunctionSecrets(options.functions.secrets),

@@ -144,6 +144,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     functions,
     files: { storage: await fileStorage(config), secret: secretKey.key },
     secretKey: secretKey.key,
+    appCacheBytes: config.appCacheMb * 1024 * 1024,
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   // Closing the app (after in-flight requests) closes the store, whoever triggers it.

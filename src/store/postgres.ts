@@ -23,7 +23,17 @@ export interface PostgresOptions {
    * app that keeps it need no `SET` of their own.
    */
   statementTimeoutMs?: number;
+  /**
+   * Statements (or transactions) a pooled connection serves before it is replaced (default
+   * CONNECTION_USES). A PostgreSQL backend keeps the catalog entries of every table it has
+   * touched for its whole life, about 100 KiB per app: with thousands of apps a long-lived
+   * connection would grow to gigabytes (docs/scaling.md).
+   */
+  connectionUses?: number;
 }
+
+/** Default uses of a pooled connection: at most ~200 MiB of catalog caches per backend, one reconnect per 2,000 statements. */
+export const CONNECTION_USES = 2_000;
 
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
@@ -61,7 +71,7 @@ export class PostgresStore implements Store {
       // the default timeout comes with the connection, at no cost per statement.
       options: `-c TimeZone=UTC -c statement_timeout=${this.#timeoutMs}`,
     };
-    this.#pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
+    this.#pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10, maxUses: options.connectionUses ?? CONNECTION_USES });
     // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
     this.#pool.on('error', () => undefined);
     this.#listener = new PgListener(config);

@@ -26,7 +26,7 @@ import {
 } from 'graphql';
 import type { GraphQLInputType, GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DateTimeScalar, JSONScalar, TextScalar, appSchema, buildAppSchema, parseDateTimeInput } from '../../src/graphql/index.js';
+import { DateTimeScalar, JSONScalar, SCHEMA_CACHE_SIZE, TextScalar, appSchema, buildAppSchema, parseDateTimeInput } from '../../src/graphql/index.js';
 import { API_TYPE_NAMES, ApiNames, declaredNames, parseSchema } from '../../src/model/index.js';
 
 const blogSdl = readFileSync(join(import.meta.dirname, '../../examples/blog/schema.graphql'), 'utf8');
@@ -437,9 +437,10 @@ describe('appSchema', () => {
     const model = parseSchema('type Tag @model { name: String }');
     const kept = appSchema('lru', 0, model);
     const dropped = appSchema('lru', 1, model);
-    for (let v = 2; v < 150; v += 1) appSchema('lru', v, model);
+    const half = Math.floor(SCHEMA_CACHE_SIZE / 2);
+    for (let v = 2; v < 2 + half; v += 1) appSchema('lru', v, model);
     expect(same(appSchema('lru', 0, model), kept)).toBe(true); // a use makes it the most recent again
-    for (let v = 150; v < 250; v += 1) appSchema('lru', v, model);
+    for (let v = 2 + half; v < 2 + SCHEMA_CACHE_SIZE; v += 1) appSchema('lru', v, model);
     expect(same(appSchema('lru', 0, model), kept)).toBe(true);
     expect(same(appSchema('lru', 1, model), dropped)).toBe(false);
   });

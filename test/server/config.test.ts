@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       tracing: undefined,
       secretKey: undefined,
       allowPrivateNetworks: false,
+      appCacheMb: 256,
     });
   });
 
@@ -57,6 +58,7 @@ describe('loadConfig', () => {
       TESSERA_MAIL_FROM: 'Example <noreply@example.com>',
       TESSERA_SECRET_KEY: 'a-secret-key-of-at-least-32-characters',
       TESSERA_FUNCTIONS_ALLOW_PRIVATE: 'true',
+      TESSERA_APP_CACHE_MB: '64',
     };
     expect(loadConfig({}, env, '/srv')).toEqual({
       port: 8080,
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       tracing: { endpoint: 'http://collector:4318/v1/traces', serviceName: 'api', ratio: 0.1 },
       secretKey: 'a-secret-key-of-at-least-32-characters',
       allowPrivateNetworks: true,
+      appCacheMb: 64,
     });
     expect(loadConfig({ port: '0', host: '::1' }, env, '/srv')).toMatchObject({ port: 0, host: '::1' });
   });
@@ -102,6 +105,8 @@ describe('loadConfig', () => {
     [{}, { TESSERA_MAIL_FROM: 'nobody' }, 'TESSERA_MAIL_FROM'],
     [{}, { TESSERA_SECRET_KEY: 'too-short-for-a-key' }, 'TESSERA_SECRET_KEY'],
     [{}, { TESSERA_FUNCTIONS_ALLOW_PRIVATE: 'maybe' }, 'TESSERA_FUNCTIONS_ALLOW_PRIVATE'],
+    [{}, { TESSERA_APP_CACHE_MB: '0' }, 'TESSERA_APP_CACHE_MB'],
+    [{}, { TESSERA_APP_CACHE_MB: '1.5' }, 'TESSERA_APP_CACHE_MB'],
   ])('refuses %o %o naming %s', (flags, env, name) => {
     expect(() => loadConfig(flags, env)).toThrow(name);
   });

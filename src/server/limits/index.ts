@@ -46,6 +46,15 @@ export function validationRules(settings: AppSettings): ValidationRule[] {
   return settings.introspection ? [...specifiedRules] : [...specifiedRules, NoSchemaIntrospectionCustomRule];
 }
 
+/**
+ * What a validated document's verdict depends on besides the schema: the settings read by
+ * `limitRules`, `validationRules` and the parser's token limit. Apps of one schema whose
+ * settings give the same key may share their validated documents.
+ */
+export function documentRulesKey(settings: AppSettings): string {
+  return [settings.maxDepth, settings.maxAliases, settings.maxDirectives, settings.maxTokens, settings.introspection].join(':');
+}
+
 /** The checks that depend on the request's variables; an empty list lets it run. */
 export function requestChecks(settings: AppSettings): (request: LimitedRequest) => GraphQLError[] {
   return (request) => {

@@ -11,13 +11,24 @@ import type { LimitedRequest } from '../limits/index.js';
 /** A bounded map of validated documents. */
 export class DocumentCache {
   readonly #documents = new Map<string, DocumentNode>();
+  #chars = 0;
   constructor(readonly limit = 500) {}
+  /** The length of the cached documents' text, which their parsed form grows with. */
+  get chars(): number {
+    return this.#chars;
+  }
   get(query: string): DocumentNode | undefined {
     return this.#documents.get(query);
   }
   set(query: string, document: DocumentNode): void {
-    if (this.#documents.size >= this.limit) this.#documents.delete(this.#documents.keys().next().value as string);
+    if (this.#documents.has(query)) this.#delete(query);
+    if (this.#documents.size >= this.limit) this.#delete(this.#documents.keys().next().value as string);
     this.#documents.set(query, document);
+    this.#chars += query.length;
+  }
+  #delete(query: string): void {
+    this.#documents.delete(query);
+    this.#chars -= query.length;
   }
 }
 

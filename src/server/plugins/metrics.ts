@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { ERROR_CODES } from '../../errors/index.js';
 import type { StatementProbe, Store } from '../../store/index.js';
 import { packageVersion } from '../../build/index.js';
+import type { AppCacheStats } from '../appCache.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -114,4 +115,48 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
       },
     },
   };
+}
+
+/** The app cache: apps and schemas held, their estimated bytes, apps let go to keep the budget. */
+export function appCacheMetrics(registry: Registry, stats: () => AppCacheStats): void {
+  new Gauge({
+    name: 'tessera_app_cache_apps',
+    help: 'Apps loaded in this instance (their schemas, compiled statements and documents).',
+    registers: [registry],
+    collect() {
+      this.set(stats().apps);
+    },
+  });
+  new Gauge({
+    name: 'tessera_app_cache_schemas',
+    help: 'Distinct GraphQL schemas the loaded apps share (apps of the same model share one).',
+    registers: [registry],
+    collect() {
+      this.set(stats().schemas);
+    },
+  });
+  new Gauge({
+    name: 'tessera_app_cache_bytes',
+    help: 'Estimated bytes of the loaded apps and their schemas, kept within TESSERA_APP_CACHE_MB.',
+    registers: [registry],
+    collect() {
+      this.set(stats().bytes);
+    },
+  });
+  // Counters that follow the cache's own counts: each collection adds what happened since the last.
+  const counted = (name: string, help: string, count: (s: AppCacheStats) => number) => {
+    let reported = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = count(stats());
+        this.inc(now - reported);
+        reported = now;
+      },
+    });
+  };
+  counted('tessera_app_cache_evictions_total', 'Apps let go, least recently used first, to stay within TESSERA_APP_CACHE_MB.', (s) => s.evictions);
+  counted('tessera_app_cache_loads_total', "Apps loaded from the catalog: an app's first request, and its first after an eviction or a change.", (s) => s.loads);
 }
