@@ -50,7 +50,11 @@ async function pooled<T>(items: T[], work: (item: T) => Promise<number>): Promis
   let sum = 0;
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) sum += await work(items[i] as T);
+    for (let i = next++; i < items.length; i = next++) {
+      // Not `sum += await …`, which reads `sum` before the wait and loses the other workers' counts.
+      const n = await work(items[i] as T);
+      sum += n;
+    }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, items.length) }, worker));
   return sum;
