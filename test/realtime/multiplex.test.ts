@@ -52,6 +52,8 @@ type Post @model
 
 const USERS = 30;
 const BATCH = 7;
+/** How long to wait for subscriptions and events on a loaded machine (a bound, not an assertion). */
+const WAIT_MS = 20_000;
 
 /** One subscription every user opens: its document, the type's `getX`, and the selection of `value`. */
 interface Watched {
@@ -92,13 +94,13 @@ for (const kind of STORE_KINDS) {
     const watchEveryone = async (query: string, variables: Record<string, unknown> = {}): Promise<{ users: Subscription[]; anonymous: Subscription }> => {
       const before = await openSubscriptions(server.base);
       const subs = { users: clients.map((c) => subscribe(c, query, variables)), anonymous: subscribe(anonymous, query, variables) };
-      await waitForSubscriptions(server.base, before + USERS + 1);
+      await waitForSubscriptions(server.base, before + USERS + 1, WAIT_MS);
       return subs;
     };
     const closeAll = async (subs: Subscription[]) => {
       const before = await openSubscriptions(server.base);
       for (const sub of subs) await sub.close();
-      await waitForSubscriptions(server.base, before - subs.length);
+      await waitForSubscriptions(server.base, before - subs.length, WAIT_MS);
     };
 
     beforeAll(async () => {
@@ -189,7 +191,7 @@ for (const kind of STORE_KINDS) {
         for (let i = 0; i < USERS; i++) {
           const sub = subs.users[i] as Subscription;
           const count = (expected[i] as unknown[]).length;
-          const events = count === 0 ? sub.events : await sub.take(count);
+          const events = count === 0 ? sub.events : await sub.take(count, WAIT_MS);
           expect(events.map((e) => view(e.data[w.field].value, e.errors, 2)), `user${i}`).toEqual(expected[i]);
         }
         // Nobody hears more than that, and an anonymous subscriber nothing of these rules.
@@ -210,7 +212,7 @@ for (const kind of STORE_KINDS) {
       const author = 4;
       await app.gql('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id } } }', { i: { seq: 100, title: 'mixed', draft: 'only mine', authorId: (users[author] as { id: string }).id } });
       for (let i = 0; i < USERS; i++) {
-        const [event] = (await (subs.users[i] as Subscription).take(1)) as Json[];
+        const [event] = (await (subs.users[i] as Subscription).take(1, WAIT_MS)) as Json[];
         if (i === author) {
           expect(event).toEqual({ data: { subscribeToPost: { value: { seq: 100, title: 'mixed', draft: 'only mine', author: { id: (users[author] as { id: string }).id, nickname: null } } } } });
         } else {
@@ -234,16 +236,16 @@ for (const kind of STORE_KINDS) {
       const alike = subscribe(clients[attacker] as Client, 'subscription($m: [NoteMutationEvent]!) { mine: subscribeToNote(mutations: $m) { value { seq text } } }', { m: ['createNote'] });
       const aimed = subscribe(clients[attacker] as Client, 'subscription($f: NoteSubscriptionFilter) { subscribeToNote(mutations: [createNote], filter: $f) { value { seq text owner { id } } } }', { f: { ownerId: { eq: victimId } } });
       const renamed = subscribe(clients[attacker] as Client, 'subscription { subscribeToPost(mutations: [createPost]) { value { seq secret: draft } } }');
-      await waitForSubscriptions(server.base, before + USERS + 3);
+      await waitForSubscriptions(server.base, before + USERS + 3, WAIT_MS);
 
       await app.gql('mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { id } } }', { i: { seq: 200, text: "the victim's", ownerId: victimId } });
       await app.gql('mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { id } } }', { i: { seq: 201, text: "the attacker's", ownerId: attackerId } });
       await app.gql('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id } } }', { i: { seq: 202, title: 'post', draft: 'secret draft', authorId: victimId } });
 
-      expect(await (victims[victim] as Subscription).take(1)).toEqual([{ data: { subscribeToNote: { value: { seq: 200, text: "the victim's" } } } }]);
-      expect(await (victims[attacker] as Subscription).take(1)).toEqual([{ data: { subscribeToNote: { value: { seq: 201, text: "the attacker's" } } } }]);
-      expect(await alike.take(1)).toEqual([{ data: { mine: { value: { seq: 201, text: "the attacker's" } } } }]);
-      const [post] = (await renamed.take(1)) as Json[];
+      expect(await (victims[victim] as Subscription).take(1, WAIT_MS)).toEqual([{ data: { subscribeToNote: { value: { seq: 200, text: "the victim's" } } } }]);
+      expect(await (victims[attacker] as Subscription).take(1, WAIT_MS)).toEqual([{ data: { subscribeToNote: { value: { seq: 201, text: "the attacker's" } } } }]);
+      expect(await alike.take(1, WAIT_MS)).toEqual([{ data: { mine: { value: { seq: 201, text: "the attacker's" } } } }]);
+      const [post] = (await renamed.take(1, WAIT_MS)) as Json[];
       expect(post.data).toEqual({ subscribeToPost: { value: { seq: 202, secret: null } } });
       expect(post.errors.map((e: Json) => [e.extensions.code, e.path])).toEqual([['FORBIDDEN', ['subscribeToPost', 'value', 'secret']]]);
       await new Promise((resolve) => setTimeout(resolve, 300));
