@@ -179,9 +179,9 @@ export class RealtimeHub {
       else group.set(plan.viewer, [subscriber]);
     }
     const batches: Batch[] = [];
+    const size = this.#options.maxCallers ?? MAX_CALLERS;
     for (const group of groups.values()) {
       const callers = [...group.values()];
-      const size = this.#options.maxCallers ?? MAX_CALLERS;
       for (let i = 0; i < callers.length; i += size) batches.push(callers.slice(i, i + size));
     }
     return pooled(batches, (batch) => this.#evaluate(batch, event));
@@ -194,9 +194,13 @@ export class RealtimeHub {
     try {
       payloads = await eventPayloads(plan, this.#options.store, event, batch.map((same) => (same[0] as Subscriber).plan.viewer));
     } catch (err) {
-      // Which callers the failure concerns is not known: each is evaluated on their own, so
-      // that a caller hears of it (with the error) only when their own evaluation fails.
-      if (batch.length > 1) return pooled(batch, (same) => this.#evaluate([same], event));
+      // Which callers the failure concerns is not known: the batch is halved until a failing
+      // caller is alone, so that a caller hears of it (with the error) only when their own
+      // evaluation fails, and a statement too large to finish in time ends as smaller ones.
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return pooled([batch.slice(0, half), batch.slice(half)], (part) => this.#evaluate(part, event));
+      }
       const same = batch[0] as Subscriber[];
       for (const subscriber of same) subscriber.deliver(executionResult(eventError(subscriber.plan, err)));
       return same.length;

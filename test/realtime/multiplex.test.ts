@@ -223,6 +223,25 @@ for (const kind of STORE_KINDS) {
       await closeAll([...subs.users, subs.anonymous]);
     });
 
+    it('answers a statement that fails with a coded error per subscriber, and goes on with the next events in order', async () => {
+      const subs = await watchEveryone(documentOf(WATCHED[0] as Watched));
+      // A row state the table cannot take (as a notice from a publisher of another version
+      // could carry): the statement fails for every caller, batch after batch, down to each alone.
+      const id = '00000000-0000-4000-8000-000000000001';
+      await server.store.notify('tessera_events', JSON.stringify({ a: app.id, e: [['Bulletin', 'create', id, JSON.stringify({ id, seq: 'not a number', text: 'x' })]] }));
+      await app.data('mutation { createBulletin(input: { seq: 300, text: "after" }) { changedBulletin { id } } }');
+      for (let i = 0; i < USERS; i++) {
+        const [failed, next] = (await (subs.users[i] as Subscription).take(2, WAIT_MS)) as Json[];
+        expect(failed.data, `user${i}`).toEqual({ subscribeToBulletin: null });
+        expect(failed.errors.map((e: Json) => [e.extensions.code, e.path]), `user${i}`).toEqual([['INTERNAL', ['subscribeToBulletin']]]);
+        expect(JSON.stringify(failed.errors)).not.toMatch(/integer|SELECT|json_populate_record/i);
+        expect(next, `user${i}`).toEqual({ data: { subscribeToBulletin: { value: { seq: 300, text: 'after' } } } });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(subs.anonymous.events.filter((e) => e.data?.subscribeToBulletin !== null)).toEqual([]);
+      await closeAll([...subs.users, subs.anonymous]);
+    });
+
     it("gives an attacker whose subscription shares other users' evaluation only their own view", async () => {
       const victim = 2;
       const attacker = 17;
