@@ -14,5 +14,5 @@ export type { FunctionPorts, OutboxCaller } from './mutations/outbox.js';
 export { decodeAnyId, decodeId, encodeId } from './ids.js';
 export { EVENTS_CHANNEL, MAX_NOTICE_BYTES } from './mutations/events.js';
 export type { EventNotice, RowEvent, RowEventKind } from './mutations/events.js';
-export { eventResult, planSubscription } from './subscription.js';
-export type { EventResult, SubscribeArgs, SubscriptionPlan } from './subscription.js';
+export { eventError, eventPayloads, eventResult, planSubscription } from './subscription.js';
+export type { EventPayload, EventResult, SubscribeArgs, SubscriptionPlan } from './subscription.js';

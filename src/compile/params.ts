@@ -27,6 +27,8 @@ export interface EventValues {
   /** A deleted row's last state (`row_to_json` text). */
   row?: string | undefined;
   mutation: string;
+  /** The subscribers the statement answers for: their user ids, null for anonymous callers. */
+  callers: readonly (string | null)[];
 }
 
 /** A variable in an argument tree: a leaf or a list of leaves, bound per request. */

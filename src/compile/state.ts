@@ -25,6 +25,10 @@ export class CompileState {
     readonly binder: Binder,
     readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>,
     readonly access: Access = 'admin',
+    /** The caller's user id in the statement's SQL (NULL when anonymous): by default the
+     * request's `userId` as a parameter; a subscription's event statement, run for many
+     * subscribers at once, names a column of the joined subscribers instead. */
+    readonly viewer: SqlFragment = binder.fromRequest((r) => r.userId ?? null),
   ) {}
 
   /**
@@ -68,7 +72,7 @@ export class CompileState {
       model: this.app.app.model,
       table: (name) => this.app.table(name),
       alias: (prefix) => this.alias(prefix),
-      viewer: this.binder.fromRequest((r) => r.userId ?? null),
+      viewer: this.viewer,
     };
   }
 

@@ -1,15 +1,18 @@
 // A subscription (`subscribeToX(mutations, filter) { mutation value edge }`) compiled once, at
-// subscribe time, into two statements that each answer the payload of one row event for this
-// subscriber: one reads the row from the state the event carries (the row as its mutation left
-// it, or as it was before a delete), the other from its table (for an event without a state).
-// Both apply the subscriber's read rules and the filter, exactly
-// as a query would; an event whose row they do not return is not delivered.
+// subscribe time, into two statements that each answer the payload of one row event: one reads
+// the row from the state the event carries (the row as its mutation left it, or as it was before
+// a delete), the other from its table (for an event without a state). Both apply the read rules
+// and the filter exactly as a query would, for many subscribers at once: the subscribers' user
+// ids come as an array parameter joined to the row, and the rules read the caller from the
+// joined element instead of a parameter, so one statement answers an event for every
+// subscriber of the same subscription (as Hasura multiplexes live queries). Subscribers whose
+// rules do not return the row are not answered, and do not hear of the event.
 
 import { GraphQLError, Kind, getOperationAST, getVariableValues } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
 import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
 import { roleOf } from '../graphql/index.js';
-import { literal, sql } from '../sql/index.js';
+import { ident, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Queryable } from '../store/index.js';
 import { readArguments } from './args.js';
@@ -37,10 +40,16 @@ export interface SubscribeArgs {
 
 export interface SubscriptionPlan {
   app: AppContext;
+  /** The subscriber as the statements' caller array holds them: their user id, null when anonymous or an admin token. */
+  viewer: string | null;
   /** The model type whose events the subscription hears. */
   type: string;
   kinds: ReadonlySet<RowEventKind>;
-  /** Subscriptions with the same key answer every event alike: one evaluation serves them all. */
+  /**
+   * Subscriptions with the same key run the same statements with the same values but the
+   * caller: one evaluation of an event serves all of them, each caller's rules applied to
+   * their own element of the caller array. (Response keys are not in it: see eventResult.)
+   */
   key: string;
   admin: boolean;
   /** The root field's response key and node (for error paths). */
@@ -50,7 +59,13 @@ export interface SubscriptionPlan {
   request: RequestValues;
 }
 
-/** The result of one event for a subscriber: `data` as JSON text, or nothing to deliver. */
+/** One payload of an event and the callers it is for (positions in the array evaluated, from 0). */
+export interface EventPayload {
+  text: string;
+  callers: number[];
+}
+
+/** The result of one event for a subscriber: `data` as JSON text. */
 export interface EventResult {
   data: string;
   errors: GraphQLError[];
@@ -117,6 +132,14 @@ function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: r
   return jsonObject(pairs);
 }
 
+/** The joined subscriber: `viewer` (their user id, NULL when anonymous) and `i`, their position in the array. */
+const CALLER = ident('caller');
+const CALLER_VIEWER = sql`${CALLER}.viewer`;
+
+/**
+ * One event's payload for every subscriber of `callers` the rules and the filter let see the
+ * row: a row per distinct payload, with the positions (1-based) of the callers it is for.
+ */
 function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[], filter: unknown, from: 'table' | 'event'): PreparedStatement {
   const type = s.app.type(typeName);
   const z = s.alias();
@@ -125,12 +148,13 @@ function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[
     from === 'table'
       ? sql`${table} ${z}`
       : sql`json_populate_record(NULL::${table}, ${s.binder.fromRequest((r) => r.event?.row ?? null)}::json) ${z}`;
+  const callers = sql`unnest(${s.binder.fromRequest((r) => r.event?.callers ?? [])}::uuid[]) WITH ORDINALITY AS ${CALLER}(viewer, i)`;
   const conditions = whereAll([
     from === 'table' ? sql`${z}.id = ${s.binder.fromRequest((r) => r.event?.id ?? null)}::uuid` : sql`TRUE`,
     s.allowed(type, 'read', z),
     wherePredicate(s, type, z, filter),
   ]);
-  return prepare(sql`SELECT (${payloadJson(s, typeName, z, nodes)})::text AS v FROM ${source} WHERE ${conditions}`);
+  return prepare(sql`SELECT (${payloadJson(s, typeName, z, nodes)})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${callers} WHERE ${conditions} GROUP BY 1`);
 }
 
 /**
@@ -145,7 +169,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
   if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
   const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
+  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER);
   const fields = [...collectFields(s, [operation.selectionSet], new Set(['Subscription']))].filter(([, nodes]) => (nodes[0] as FieldNode).name.value !== '__typename');
   // Validation (graphql-js's single-root-field rule) has already refused several root fields.
   const [key, nodes] = fields[0] ?? [];
@@ -172,16 +196,18 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
       throw badInput(`${node.name.value}(filter): "${pattern}" is not a valid regular expression`, { argument: 'filter' });
     }
   }
-  // Variables are resolved into the filter: the plan serves this subscriber only.
+  // Variables are resolved into the filter, their values bound as parameters (part of the key).
   const fromTable = statement(s, typeName, nodes, filter, 'table');
   const fromState = statement(s, typeName, nodes, filter, 'event');
-  const who = args.admin ? 'admin' : (args.userId ?? 'anonymous');
   return {
     app: args.app,
+    viewer: args.admin ? null : (args.userId ?? null),
     type: typeName,
     kinds,
-    // Binding now also refuses a bad value in the filter's variables before any event.
-    key: `${who}\u0000${fromTable.text}\u0000${JSON.stringify(boundValues(fromTable, request))}\u0000${JSON.stringify(boundValues(fromState, request))}`,
+    // No value of the statements reads the caller (the rules read the joined caller array), so
+    // subscribers of one document and variables share a key whoever they are; binding now also
+    // refuses a bad value in the filter's variables before any event.
+    key: `${s.access}\u0000${fromTable.text}\u0000${JSON.stringify(boundValues(fromTable, request))}\u0000${JSON.stringify(boundValues(fromState, request))}`,
     admin: args.admin,
     field: { key, node },
     fromTable,
@@ -190,23 +216,37 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   };
 }
 
-/** The payload of `event` for the plan's subscriber, or undefined when it is not theirs to hear. */
-export async function eventResult(plan: SubscriptionPlan, db: Queryable, event: RowEvent): Promise<EventResult | undefined> {
-  if (event.type !== plan.type || !plan.kinds.has(event.kind)) return undefined;
-  if (event.kind === 'delete' && event.row === undefined) return undefined;
-  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind) } };
-  let text: string | null | undefined;
-  try {
-    // The row's state travels with the event; without one (a row the mutation's own capture
-    // did not find), the row is read as it is now.
-    const result = await db.query<{ v: string | null }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request));
-    text = result.rows[0]?.v;
-  } catch (err) {
-    const original = err instanceof Error ? err : new Error(String(err));
-    const error = new GraphQLError(original.message, { nodes: [plan.field.node], path: [plan.field.key], originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
-    return { data: `{${JSON.stringify(plan.field.key)}:null}`, errors: [error] };
-  }
-  if (text === undefined || text === null) return undefined;
+/**
+ * The payloads of `event` for the plan's subscription, for every one of `callers` (user ids,
+ * null for anonymous callers and admin tokens) in one statement: each distinct payload with
+ * the callers it is for. A caller in none may not hear of the event. Throws what the statement
+ * throws (the caller then answers each subscriber with eventError).
+ */
+export async function eventPayloads(plan: SubscriptionPlan, db: Queryable, event: RowEvent, callers: readonly (string | null)[]): Promise<EventPayload[]> {
+  if (event.type !== plan.type || !plan.kinds.has(event.kind)) return [];
+  if (event.kind === 'delete' && event.row === undefined) return [];
+  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind), callers } };
+  // The row's state travels with the event; without one (a row the mutation's own capture did
+  // not find), the row is read as it is now.
+  const result = await db.query<{ v: string | null; callers: number[] }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request));
+  const payloads: EventPayload[] = [];
+  for (const row of result.rows) if (row.v !== null) payloads.push({ text: row.v, callers: row.callers.map((i) => i - 1) });
+  return payloads;
+}
+
+/**
+ * A payload as the plan's subscriber receives it: under their own response key (subscriptions
+ * sharing a key may alias the root field differently), fields the rules refuse as null with
+ * FORBIDDEN at their paths.
+ */
+export function eventResult(plan: SubscriptionPlan, text: string): EventResult {
   const resolved = plan.admin ? { text, errors: [] } : resolveRefusals(text, plan.field.key, plan.field.node);
   return { data: `{${JSON.stringify(plan.field.key)}:${resolved.text}}`, errors: resolved.errors };
+}
+
+/** What the plan's subscriber receives when the event's statement failed for them. */
+export function eventError(plan: SubscriptionPlan, err: unknown): EventResult {
+  const original = err instanceof Error ? err : new Error(String(err));
+  const error = new GraphQLError(original.message, { nodes: [plan.field.node], path: [plan.field.key], originalError: original, ...(isTesseraError(original) ? { extensions: { ...original.extensions } } : {}) });
+  return { data: `{${JSON.stringify(plan.field.key)}:null}`, errors: [error] };
 }

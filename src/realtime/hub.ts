@@ -1,12 +1,13 @@
 // Event fan-out on one instance. The hub listens on the database's event channel (NOTIFY, so
 // mutations made through any instance reach every instance), and for each row event runs the
-// statement of each matching subscription, under that subscriber's rules, once per group of
-// identical subscriptions. Notifications are handled one after another, so each subscriber
-// hears events in commit order.
+// statement of each matching subscription once per group of subscriptions made of the same
+// document and variables, whoever made them: one statement evaluates the event for every
+// distinct caller of the group (up to MAX_CALLERS at a time), each under their own rules.
+// Notifications are handled one after another, so each subscriber hears events in commit order.
 
 import type { ExecutionResult } from 'graphql';
-import { EVENTS_CHANNEL, eventResult } from '../compile/index.js';
-import type { AppContext, EventNotice, RowEvent, SubscriptionPlan } from '../compile/index.js';
+import { EVENTS_CHANNEL, eventError, eventPayloads, eventResult } from '../compile/index.js';
+import type { AppContext, EventNotice, EventResult, RowEvent, SubscriptionPlan } from '../compile/index.js';
 import { sql } from '../sql/index.js';
 import type { Store } from '../store/index.js';
 import type { SubscriberDirectory } from './directory.js';
@@ -27,6 +28,8 @@ export interface HubOptions {
   onError(err: unknown): void;
   /** Where this instance records the apps it holds subscriptions of. */
   directory: SubscriberDirectory;
+  /** The most distinct callers one event statement evaluates (default MAX_CALLERS). */
+  maxCallers?: number | undefined;
   /**
    * Told when a notification for an app with subscribers here has been handled: its row events,
    * the results delivered to subscribers, and the seconds from its arrival (queueing included).
@@ -36,6 +39,30 @@ export interface HubOptions {
 
 /** How many event statements one notification runs at once. */
 const CONCURRENT_EVALUATIONS = 8;
+/** The most distinct callers one event statement evaluates; a larger group runs several. */
+const MAX_CALLERS = 1000;
+
+/** Subscribers one statement answers: for each distinct caller, their subscribers. */
+type Batch = Subscriber[][];
+
+/** Runs `work` on each item, at most CONCURRENT_EVALUATIONS at once; the sum of what it resolves to. */
+async function pooled<T>(items: T[], work: (item: T) => Promise<number>): Promise<number> {
+  let sum = 0;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      // Not `sum += await …`, which reads `sum` before the wait and loses the other workers' counts.
+      const n = await work(items[i] as T);
+      sum += n;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, items.length) }, worker));
+  return sum;
+}
+
+function executionResult(result: EventResult): ExecutionResult {
+  return { data: JSON.parse(result.data) as Record<string, unknown>, ...(result.errors.length > 0 ? { errors: result.errors } : {}) };
+}
 
 export class RealtimeHub {
   readonly #options: HubOptions;
@@ -140,27 +167,62 @@ export class RealtimeHub {
 
   /** Runs the event's statements and delivers their results; resolves to the number delivered. */
   async #dispatch(subscribers: Subscriber[], event: RowEvent): Promise<number> {
-    const groups = new Map<string, Subscriber[]>();
+    // Subscriptions with one key, then their subscribers by caller.
+    const groups = new Map<string, Map<string | null, Subscriber[]>>();
     for (const subscriber of subscribers) {
       const plan = subscriber.plan;
       if (plan.type !== event.type || !plan.kinds.has(event.kind)) continue;
-      const group = groups.get(plan.key);
-      if (group) group.push(subscriber);
-      else groups.set(plan.key, [subscriber]);
+      let group = groups.get(plan.key);
+      if (!group) groups.set(plan.key, (group = new Map()));
+      const same = group.get(plan.viewer);
+      if (same) same.push(subscriber);
+      else group.set(plan.viewer, [subscriber]);
     }
-    const pending = [...groups.values()];
-    let delivered = 0;
-    const worker = async () => {
-      for (let group = pending.shift(); group; group = pending.shift()) {
-        const first = group[0] as Subscriber;
-        const result = await eventResult(first.plan, this.#options.store, event);
-        if (!result) continue;
-        const answer: ExecutionResult = { data: JSON.parse(result.data) as Record<string, unknown>, ...(result.errors.length > 0 ? { errors: result.errors } : {}) };
-        for (const subscriber of group) subscriber.deliver(answer);
-        delivered += group.length;
+    const batches: Batch[] = [];
+    const size = this.#options.maxCallers ?? MAX_CALLERS;
+    for (const group of groups.values()) {
+      const callers = [...group.values()];
+      for (let i = 0; i < callers.length; i += size) batches.push(callers.slice(i, i + size));
+    }
+    return pooled(batches, (batch) => this.#evaluate(batch, event));
+  }
+
+  /** Evaluates the event for one batch in one statement and delivers; resolves to the number delivered. */
+  async #evaluate(batch: Batch, event: RowEvent): Promise<number> {
+    const plan = (batch[0] as Subscriber[])[0]?.plan as SubscriptionPlan;
+    let payloads;
+    try {
+      payloads = await eventPayloads(plan, this.#options.store, event, batch.map((same) => (same[0] as Subscriber).plan.viewer));
+    } catch (err) {
+      // Which callers the failure concerns is not known: the batch is halved until a failing
+      // caller is alone, so that a caller hears of it (with the error) only when their own
+      // evaluation fails, and a statement too large to finish in time ends as smaller ones.
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return pooled([batch.slice(0, half), batch.slice(half)], (part) => this.#evaluate(part, event));
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_EVALUATIONS, pending.length) }, worker));
+      const same = batch[0] as Subscriber[];
+      for (const subscriber of same) subscriber.deliver(executionResult(eventError(subscriber.plan, err)));
+      return same.length;
+    }
+    let delivered = 0;
+    for (const payload of payloads) {
+      // Answers without refused fields are alike for every subscriber using the same response key.
+      const alike = new Map<string, ExecutionResult>();
+      for (const i of payload.callers) {
+        for (const subscriber of batch[i] ?? []) {
+          const key = subscriber.plan.field.key;
+          let answer = alike.get(key);
+          if (!answer) {
+            const result = eventResult(subscriber.plan, payload.text);
+            answer = executionResult(result);
+            if (result.errors.length === 0) alike.set(key, answer);
+          }
+          subscriber.deliver(answer);
+          delivered += 1;
+        }
+      }
+    }
     return delivered;
   }
 }

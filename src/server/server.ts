@@ -68,6 +68,8 @@ export interface ServerOptions {
   credentialRecheckMs?: number;
   /** Events queued for one subscription before its subscriber counts as too slow (default 256). */
   maxPendingEvents?: number;
+  /** Distinct subscribers one statement evaluates an event for, at most (default 1,000). */
+  maxCallersPerStatement?: number;
   /** Login throttling limits (default LOGIN_LIMITS). */
   loginLimits?: LoginLimits;
   /** Where apps without mail settings of their own send mail (TESSERA_SMTP_URL, TESSERA_MAIL_FROM). */
@@ -249,6 +251,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     tracer: options.tracer,
     recheckMs: options.credentialRecheckMs ?? DEFAULT_RECHECK_MS,
     maxPendingEvents: options.maxPendingEvents ?? MAX_PENDING_EVENTS,
+    maxCallersPerStatement: options.maxCallersPerStatement,
     directory,
   });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.

@@ -46,6 +46,8 @@ export interface AppSubscriptionOptions {
   recheckMs: number;
   /** Events queued for one subscription before its subscriber counts as too slow. */
   maxPendingEvents: number;
+  /** Distinct subscribers one statement evaluates an event for, at most (default: the hub's). */
+  maxCallersPerStatement?: number | undefined;
   directory: SubscriberDirectory;
 }
 
@@ -76,6 +78,7 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
   const hub = new RealtimeHub({
     store: options.store,
     directory: options.directory,
+    maxCallers: options.maxCallersPerStatement,
     current: async (appId) => (await options.operations.app(appId))?.context,
     onError: (err) => app.log.error({ err }, 'realtime event delivery failed'),
     onHandled: (report) => {
