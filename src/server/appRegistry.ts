@@ -2,8 +2,8 @@
 // version and settings, and its admin tokens, cached so a data request costs one statement.
 // Apps are loaded on first use and let go least recently used within the app cache's budget
 // (appCache.ts). Catalog changes invalidate entries at once on this instance and, through
-// LISTEN/NOTIFY on CATALOG_CHANNEL, within moments on every other instance; entries are also
-// read again after a while (in the background) as a backstop for a missed notification.
+// LISTEN/NOTIFY on CATALOG_CHANNEL, within moments on every other instance; entries also
+// expire after a while as a backstop for a missed notification.
 
 import { createHash } from 'node:crypto';
 import { AppContext, cachedPlans } from '../compile/index.js';
@@ -127,11 +127,11 @@ export class AppRegistry {
     // A path segment that cannot be an id (NUL, 2,000 characters, `..`) never reaches the store.
     if (!isAppId(appId)) return null;
     const cached = this.#cache.get(appId);
-    if (!cached) return this.#loadOnce(appId);
-    // Past its age the entry still answers while it is read again in the background: with
-    // thousands of apps in use, a reload every MAX_AGE_MS each must not stall their requests.
-    if (Date.now() - cached.loadedAt >= MAX_AGE_MS) this.#loadOnce(appId).catch(() => undefined);
-    return cached;
+    if (cached) {
+      if (Date.now() - cached.loadedAt < MAX_AGE_MS) return cached;
+      this.#cache.delete(appId);
+    }
+    return this.#loadOnce(appId);
   }
 
   /** Loads the app, or joins the load under way, and caches the result. */
@@ -145,7 +145,6 @@ export class AppRegistry {
         if (this.#loading.get(appId) === load) {
           this.#loading.delete(appId);
           if (app) this.#cache.add(app);
-          else this.#cache.delete(appId);
         } else if (app) {
           this.#cache.release(app.schema);
         }
