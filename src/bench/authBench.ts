@@ -1,12 +1,15 @@
 // The cost of users and rules: login throughput next to the bare Argon2id hash rate on the
-// same machine, refresh-token rotation next to login, and a first page read under a RELATION
-// rule next to the same read of a type everyone may read, on PostgreSQL through the real server.
+// same machine, refresh-token rotation next to login, and one first page read three ways on
+// PostgreSQL through the real server, in interleaved rounds: with an admin token, with user
+// tokens (the same read, the same answer), and under a RELATION rule — as throughput and as
+// CPU per request (server thread and database backends), which a shared machine blurs less.
 
 import { hashPassword } from '../accounts/index.js';
 import { appSchemaName } from '../store/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { startBenchServer } from './benchServer.js';
 import { post, postJson } from './client.js';
+import { cpuWindow } from './cpu.js';
 import { createBenchDatabase, directPool } from './database.js';
 import { load, row } from './measure.js';
 import type { Measured } from './measure.js';
@@ -32,7 +35,7 @@ const USERS = 100;
 const ROWS = 50_000;
 const SECONDS = Number(process.env.TESSERA_BENCH_SECONDS ?? 5);
 /** Rounds of the three reads, taken in turn; each gets SECONDS in all. */
-const ROUNDS = 3;
+const ROUNDS = 6;
 
 interface Json {
   data?: Record<string, Record<string, unknown>>;
@@ -116,16 +119,35 @@ export async function authSection(): Promise<void> {
       user: (i: number) => check(post(url, tokens[i % USERS] as string, page('allOpens'))),
       rules: (i: number) => check(post(url, tokens[i % USERS] as string, page('allDocs'))),
     };
-    const runs: Record<keyof typeof shapes, Measured[]> = { admin: [], user: [], rules: [] };
+    type Shape = keyof typeof shapes;
+    const runs: Record<Shape, Measured[]> = { admin: [], user: [], rules: [] };
+    /** CPU seconds the server thread and the database's backends spent on each shape. */
+    const cpu: Record<Shape, { server: number; postgres: number }> = { admin: { server: 0, postgres: 0 }, user: { server: 0, postgres: 0 }, rules: { server: 0, postgres: 0 } };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const shape of Object.keys(shapes) as (keyof typeof shapes)[]) runs[shape].push(await load(shapes[shape], { concurrency: 16, ms: (SECONDS * 1000) / ROUNDS }));
+      for (const shape of Object.keys(shapes) as Shape[]) {
+        const end = cpuWindow({ database: db.name, serverThread: server.thread });
+        runs[shape].push(await load(shapes[shape], { concurrency: 16, ms: (SECONDS * 1000) / ROUNDS }));
+        const spent = end();
+        cpu[shape].server += spent.server;
+        cpu[shape].postgres += spent.postgres;
+      }
     }
     const [admin, user, rules] = [merged(runs.admin), merged(runs.user), merged(runs.rules)];
     row('first page, no rule, admin token, 16 in flight', admin);
     row('first page, no rule, user token, 16 in flight', user);
     row('first page, RELATION rule, user token, 16 in flight', rules);
-    console.log(`user token / admin token: ${(user.opsPerSec / admin.opsPerSec).toFixed(2)}`);
-    console.log(`RELATION rule / no rule (user token): ${(rules.opsPerSec / user.opsPerSec).toFixed(2)}`);
+    // CPU per request: what the machine's other load cannot blur (it takes time, not CPU, from the server).
+    const perRequest = (shape: Shape, m: Measured) => ({ server: (cpu[shape].server / m.n) * 1e6, postgres: (cpu[shape].postgres / m.n) * 1e6 });
+    for (const [shape, m] of [['admin', admin], ['user', user], ['rules', rules]] as const) {
+      const c = perRequest(shape, m);
+      console.log(`CPU per request, ${shape.padEnd(5)}: server ${c.server.toFixed(0).padStart(5)} µs, PostgreSQL ${c.postgres.toFixed(0).padStart(5)} µs`);
+    }
+    const cost = (shape: Shape, m: Measured) => {
+      const c = perRequest(shape, m);
+      return c.server + c.postgres;
+    };
+    console.log(`user token / admin token: ${(user.opsPerSec / admin.opsPerSec).toFixed(2)} (throughput), ${(cost('admin', admin) / cost('user', user)).toFixed(2)} (CPU per request)`);
+    console.log(`RELATION rule / no rule (user token): ${(rules.opsPerSec / user.opsPerSec).toFixed(2)} (throughput), ${(cost('user', user) / cost('rules', rules)).toFixed(2)} (CPU per request)`);
   } finally {
     await server.close();
     await db.drop();
