@@ -17,6 +17,8 @@ import type { LoginThrottle } from './throttle.js';
 import { Mailer } from './mail.js';
 import type { Mail } from './mail.js';
 import { resetMail, resetPassword, verificationMail, verifyEmail } from './mailFlows.js';
+import { userChanged } from './tokenCache.js';
+import type { UserTokenCache } from './tokenCache.js';
 import { signUserToken } from './tokens.js';
 import { checkSecondFactor, confirmTotp, disableTotp, enrollTotp, forgetTotp } from './totp.js';
 import type { Enrolment, SecondFactor } from './totp.js';
@@ -74,8 +76,10 @@ export interface AccountPorts {
   confirmTotp(q: Queryable, userId: string, code: string): Promise<string[]>;
   /** Turns two-factor login off: with the user's `code` (checked when it is on), or without for an admin. Whether it was on. */
   disableTotp(q: Queryable, userId: string, code: string | undefined): Promise<boolean>;
-  /** A user is being deleted: what the accounts stage keeps beside the row (their second factor) goes too. */
+  /** A user is being deleted: what the accounts stage keeps beside the row (their second factor) goes too, and their tokens stop working. */
   forgetUser(q: Queryable, userId: string): Promise<void>;
+  /** A user's password changes in `q`: the tokens issued before stop working, on every instance once it commits. */
+  passwordChanged(q: Queryable, userId: string): Promise<void>;
   /**
    * Redeems an authorization code at the app's OpenID provider `provider` and verifies the ID
    * token: the identity it vouches for. BAD_USER_INPUT for a provider the app lacks;
@@ -101,6 +105,8 @@ export interface AccountServices {
   mailLost?: ((err: unknown) => void) | undefined;
   oidc?: OidcRelyingParty | undefined;
   log?: AccountLog | undefined;
+  /** This instance's cache of user tokens, which changes to users clear at once. */
+  tokens?: UserTokenCache | undefined;
 }
 
 /** The parts of a loaded app the accounts stage works with. */
@@ -119,6 +125,7 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
   // Without a mailer the app has no mail settings to use: its mail mutations say so.
   const mailer = services.mailer ?? new Mailer();
   const mailLost = services.mailLost ?? (() => {});
+  const changed = (q: Queryable, userId: string) => userChanged(q, services.tokens, app.id, userId);
   return {
     mailConfigured: () => mailer.configured(app.settings),
     sendMail: (mail) =>
@@ -130,7 +137,11 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     verificationMail: (q, userId) => verificationMail(q, app, userId),
     verifyEmail: (q, token) => verifyEmail(q, app, token),
     resetMail: (q, email) => resetMail(q, app, email),
-    resetPassword: async (q, token, newPassword) => resetPassword(q, app, token, await hashPassword(newPassword)),
+    async resetPassword(q, token, newPassword) {
+      const userId = await resetPassword(q, app, token, await hashPassword(newPassword));
+      if (userId !== undefined) await changed(q, userId);
+      return userId;
+    },
     loginAttempt: (key) => throttle.attempt(app.id, key, address),
     loginSucceeded: (key) => throttle.succeeded(app.id, key, address),
     addressAttempt: () => throttle.addressAttempt(app.id, address),
@@ -156,12 +167,20 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
     startSession: (q, userId, passwordHash) => startSession(q, app, userId, passwordHash),
     rotateSession: (q, refreshToken) => rotateSession(q, app, refreshToken),
     endSession: (q, refreshToken) => endSession(q, app, refreshToken),
-    endAllSessions: (q, userId) => endAllSessions(q, app, userId),
+    async endAllSessions(q, userId) {
+      const ended = await endAllSessions(q, app, userId);
+      await changed(q, userId);
+      return ended;
+    },
     checkSecondFactor: (q, userId, code) => checkSecondFactor(q, app, userId, code),
     enrollTotp: (q, userId, username) => enrollTotp(q, app, userId, username),
     confirmTotp: (q, userId, code) => confirmTotp(q, app, userId, code),
     disableTotp: (q, userId, code) => disableTotp(q, app, userId, code),
-    forgetUser: (q, userId) => forgetTotp(q, app, userId),
+    async forgetUser(q, userId) {
+      await forgetTotp(q, app, userId);
+      await changed(q, userId);
+    },
+    passwordChanged: (q, userId) => changed(q, userId),
     oidcIdentity: (q, provider, grant) => oidcIdentity(q, app, services.oidc, services.log, provider, grant),
     identityUser: (q, identity) => identityUser(q, app, identity),
     linkIdentity: (q, userId, identity) => linkIdentity(q, app, userId, identity),

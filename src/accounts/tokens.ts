@@ -23,6 +23,8 @@ export interface TokenClaims {
   aud: string;
   iat: number;
   exp: number;
+  /** The id of the key that signed it (a header field, not a claim). */
+  kid?: string | undefined;
 }
 
 /** The key that signs new tokens: the newest key not retired. */
@@ -59,7 +61,7 @@ export function publicKeySet(keys: readonly SigningKeyRow[]): { keys: JWK[] } {
 export async function verifyUserToken(keys: readonly SigningKeyRow[], appId: string, token: string, now?: number): Promise<TokenClaims> {
   const jwks = createLocalJWKSet(publicKeySet(keys));
   try {
-    const { payload } = await jwtVerify(token, jwks, {
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, {
       algorithms: [TOKEN_ALGORITHM],
       audience: appId,
       issuer: TOKEN_ISSUER,
@@ -68,7 +70,7 @@ export async function verifyUserToken(keys: readonly SigningKeyRow[], appId: str
     });
     if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') throw refused();
     const gen = typeof payload.gen === 'number' && Number.isSafeInteger(payload.gen) ? payload.gen : 0;
-    return { sub: payload.sub, pwf: typeof payload.pwf === 'string' ? payload.pwf : '', gen, aud: appId, iat: payload.iat, exp: payload.exp };
+    return { sub: payload.sub, pwf: typeof payload.pwf === 'string' ? payload.pwf : '', gen, aud: appId, iat: payload.iat, exp: payload.exp, kid: protectedHeader.kid };
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) throw refused(err instanceof errors.JWTExpired);
     throw err;

@@ -1,14 +1,18 @@
 // The cost of users and rules: login throughput next to the bare Argon2id hash rate on the
-// same machine, refresh-token rotation next to login, and a first page read under a RELATION
-// rule next to the same read of a type everyone may read, on PostgreSQL through the real server.
+// same machine, refresh-token rotation next to login, and one first page read three ways on
+// PostgreSQL through the real server, in interleaved rounds: with an admin token, with user
+// tokens (the same read, the same answer), and under a RELATION rule — as throughput and as
+// CPU per request (server thread and database backends), which a shared machine blurs less.
 
 import { hashPassword } from '../accounts/index.js';
 import { appSchemaName } from '../store/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { startBenchServer } from './benchServer.js';
 import { post, postJson } from './client.js';
+import { cpuWindow } from './cpu.js';
 import { createBenchDatabase, directPool } from './database.js';
 import { load, row } from './measure.js';
+import type { Measured } from './measure.js';
 
 const SCHEMA = `
 type User @model
@@ -30,10 +34,20 @@ type Open @model @permission(scope: EVERYONE, read: true) {
 const USERS = 100;
 const ROWS = 50_000;
 const SECONDS = Number(process.env.TESSERA_BENCH_SECONDS ?? 5);
+/** Rounds of the three reads, taken in turn; each gets SECONDS in all. */
+const ROUNDS = 6;
 
 interface Json {
   data?: Record<string, Record<string, unknown>>;
   errors?: unknown[];
+}
+
+/** Rounds of one measure as one: requests over their whole time; p50 and p95 are the rounds' own, averaged by requests. */
+function merged(runs: readonly Measured[]): Measured {
+  const n = runs.reduce((sum, r) => sum + r.n, 0);
+  const seconds = runs.reduce((sum, r) => sum + r.n / r.opsPerSec, 0);
+  const weighted = (pick: (r: Measured) => number) => runs.reduce((sum, r) => sum + pick(r) * r.n, 0) / n;
+  return { n, opsPerSec: n / seconds, p50: weighted((r) => r.p50), p95: weighted((r) => r.p95) };
 }
 
 export async function authSection(): Promise<void> {
@@ -91,12 +105,49 @@ export async function authSection(): Promise<void> {
     row('refreshUserToken (rotation) over HTTP, 16 in flight', refreshes);
     console.log(`refreshUserToken / loginUser: ${(refreshes.opsPerSec / logins.opsPerSec).toFixed(1)}`);
 
+    const adminToken = String(
+      ((await postJson(`${server.base}/admin/graphql`, server.key, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId, name: 'bench' } })) as Json).data
+        ?.createAdminToken?.token,
+    );
     const page = (field: string) => JSON.stringify({ query: `{ viewer { ${field}(first: 20) { edges { node { id title } } } } }` });
-    const open = await load((i) => check(post(url, tokens[i % USERS] as string, page('allOpens'))), { concurrency: 16, ms: SECONDS * 1000 });
-    const rules = await load((i) => check(post(url, tokens[i % USERS] as string, page('allDocs'))), { concurrency: 16, ms: SECONDS * 1000 });
-    row('first page, type everyone may read, 16 in flight', open);
-    row('first page under a RELATION rule, 16 in flight', rules);
-    console.log(`RELATION rule / no rule: ${(rules.opsPerSec / open.opsPerSec).toFixed(2)}`);
+    // The same answer for both callers, checked before anything is timed.
+    const [byAdmin, byUser] = await Promise.all([post(url, adminToken, page('allOpens')), post(url, tokens[0] as string, page('allOpens'))]);
+    if (byAdmin.status !== 200 || byAdmin.text !== byUser.text) throw new Error(`admin and user answers differ: ${byAdmin.text.slice(0, 200)} / ${byUser.text.slice(0, 200)}`);
+    // Interleaved rounds, so that a machine whose load changes during the run weighs on each alike.
+    const shapes = {
+      admin: () => check(post(url, adminToken, page('allOpens'))),
+      user: (i: number) => check(post(url, tokens[i % USERS] as string, page('allOpens'))),
+      rules: (i: number) => check(post(url, tokens[i % USERS] as string, page('allDocs'))),
+    };
+    type Shape = keyof typeof shapes;
+    const runs: Record<Shape, Measured[]> = { admin: [], user: [], rules: [] };
+    /** CPU seconds the server thread and the database's backends spent on each shape. */
+    const cpu: Record<Shape, { server: number; postgres: number }> = { admin: { server: 0, postgres: 0 }, user: { server: 0, postgres: 0 }, rules: { server: 0, postgres: 0 } };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const shape of Object.keys(shapes) as Shape[]) {
+        const end = cpuWindow({ database: db.name, serverThread: server.thread });
+        runs[shape].push(await load(shapes[shape], { concurrency: 16, ms: (SECONDS * 1000) / ROUNDS }));
+        const spent = end();
+        cpu[shape].server += spent.server;
+        cpu[shape].postgres += spent.postgres;
+      }
+    }
+    const [admin, user, rules] = [merged(runs.admin), merged(runs.user), merged(runs.rules)];
+    row('first page, no rule, admin token, 16 in flight', admin);
+    row('first page, no rule, user token, 16 in flight', user);
+    row('first page, RELATION rule, user token, 16 in flight', rules);
+    // CPU per request: what the machine's other load cannot blur (it takes time, not CPU, from the server).
+    const perRequest = (shape: Shape, m: Measured) => ({ server: (cpu[shape].server / m.n) * 1e6, postgres: (cpu[shape].postgres / m.n) * 1e6 });
+    for (const [shape, m] of [['admin', admin], ['user', user], ['rules', rules]] as const) {
+      const c = perRequest(shape, m);
+      console.log(`CPU per request, ${shape.padEnd(5)}: server ${c.server.toFixed(0).padStart(5)} µs, PostgreSQL ${c.postgres.toFixed(0).padStart(5)} µs`);
+    }
+    const cost = (shape: Shape, m: Measured) => {
+      const c = perRequest(shape, m);
+      return c.server + c.postgres;
+    };
+    console.log(`user token / admin token: ${(user.opsPerSec / admin.opsPerSec).toFixed(2)} (throughput), ${(cost('admin', admin) / cost('user', user)).toFixed(2)} (CPU per request)`);
+    console.log(`RELATION rule / no rule (user token): ${(rules.opsPerSec / user.opsPerSec).toFixed(2)} (throughput), ${(cost('user', user) / cost('rules', rules)).toFixed(2)} (CPU per request)`);
   } finally {
     await server.close();
     await db.drop();

@@ -4,7 +4,7 @@
 
 import type { FastifyBaseLogger } from 'fastify';
 import { accountPorts, userApiId } from '../accounts/index.js';
-import type { LoginThrottle, Mailer } from '../accounts/index.js';
+import type { LoginThrottle, Mailer, UserTokenCache } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { BeforeHooks, MutationPorts } from '../compile/index.js';
@@ -25,6 +25,8 @@ export interface AccountRuntime {
   oidc?: OidcRelyingParty | undefined;
   /** A committed mutation queued file bytes for removal (the removal worker may look now). */
   blobsRemoved?: (() => void) | undefined;
+  /** This instance's cache of user tokens (changes to users clear it). */
+  tokens?: UserTokenCache | undefined;
 }
 
 /** The server-wide parts an app's operations work with: the accounts stage's, and calling functions. */
@@ -43,6 +45,7 @@ export function mutationPorts(app: LiveApp, services: OperationRuntime, address:
       oidc: services.oidc,
       // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
       log: (detail, message) => log?.info(detail, message),
+      tokens: services.tokens,
     }),
     ...(services.blobsRemoved ? { blobsRemoved: services.blobsRemoved } : {}),
     events: {

@@ -27,7 +27,7 @@ import { installMultipart } from './multipart.js';
 import { FileRemover, FileUrlSigner, urlExpiry, variantName } from '../files/index.js';
 import type { BlobStorage } from '../files/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
-import { LoginThrottle, Mailer, pruneSessionsHourly } from '../accounts/index.js';
+import { LoginThrottle, Mailer, UserTokenCache, pruneSessionsHourly } from '../accounts/index.js';
 import type { MailDefaults } from '../accounts/index.js';
 import type { LoginLimits } from '../accounts/index.js';
 import { MAX_PENDING_EVENTS, SubscriberDirectory } from '../realtime/index.js';
@@ -240,7 +240,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     metrics.operation(operation.type, operation.outcome, operation.seconds);
     traffic.record(operation);
   };
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling, blobsRemoved: () => remover?.wake() });
+  const tokens = new UserTokenCache();
+  app.addHook('onReady', async () => tokens.start(store));
+  app.addHook('onClose', async () => tokens.stop());
+  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling, blobsRemoved: () => remover?.wake(), tokens });
   const webSocket = installAppSubscriptions(app, {
     operations,
     store,

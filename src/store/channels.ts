@@ -2,11 +2,21 @@
 // handler of a channel starts its LISTEN, the last one to leave stops it.
 
 import { compile, ident, sql } from '../sql/index.js';
+import type { SqlFragment } from '../sql/index.js';
 import { databaseError } from './errors.js';
+import { notifyStatement } from './statements.js';
 import type { NotificationHandler } from './types.js';
 
 export const listenStatement = (channel: string) => compile(sql`LISTEN ${ident(channel)}`).text;
 export const unlistenStatement = (channel: string) => compile(sql`UNLISTEN ${ident(channel)}`).text;
+
+/** Users whose tokens must be checked again (a new password, every session ended, deleted): "<appId> <userId>". */
+export const USERS_CHANNEL = 'tessera_users';
+
+/** The notification, sent in the transaction that changes the user, that every instance hears once it commits. */
+export function userChangedNotice(appId: string, userId: string): SqlFragment {
+  return notifyStatement(USERS_CHANNEL, `${appId} ${userId}`);
+}
 
 export class ChannelHandlers {
   readonly #handlers = new Map<string, Set<NotificationHandler>>();

@@ -242,6 +242,8 @@ export async function updateRow(w: Writer, type: ModelType, id: string, input: I
     if (verified) sets.push(sql`${ident(verified)} = (${ident(verified)} AND lower(${ident(field.column)}) IS NOT DISTINCT FROM lower(${value}))`);
   }
   await w.tx.query(sql`UPDATE ${w.app.table(type.table)} SET ${join(sets)} WHERE id = ${id}::uuid`);
+  // A user's new password ends the tokens issued under the old one.
+  if (builtinTraits(type)?.account && type.fields.some((f) => f.kind === 'value' && f.writeOnly && isGiven(input[f.name]))) await w.accounts.passwordChanged(w.tx, id);
   w.events.record({ type: type.name, kind: 'update', id });
   w.outbox.row(operation, type.name, id, found.rows[0]?.row ?? null);
   for (const field of type.fields) {

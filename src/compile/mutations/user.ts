@@ -72,6 +72,8 @@ export async function runLogin(s: CompileState, m: MutationContext, input: Input
       if (m.ports.accounts.needsRehash(stored)) stored = await m.ports.accounts.hashPassword(password);
       const type = accounts(s);
       await tx.query(sql`UPDATE ${w.app.table(type.table)} SET "lastLogin" = now(), password = ${stored} WHERE id = ${user.id}::uuid`);
+      // A hash made again under today's parameters is a new fingerprint: the tokens issued before end.
+      if (stored !== user.password) await w.accounts.passwordChanged(tx, user.id);
       w.events.record({ type: type.name, kind: 'login', id: user.id });
       const token = await w.accounts.issueToken(tx, user.id, stored);
       const view = asUser(s, user.id);
@@ -120,6 +122,7 @@ export async function runChangePassword(s: CompileState, m: MutationContext, inp
       if (!user || !ok) throw unauthenticated('Wrong password');
       const stored = await m.ports.accounts.hashPassword(newPassword);
       await tx.query(sql`UPDATE ${w.app.table(type.table)} SET password = ${stored}, "modifiedAt" = now() WHERE id = ${id}::uuid`);
+      await w.accounts.passwordChanged(tx, id);
       w.events.record({ type: type.name, kind: 'update', id });
       const view = admin ? s : asUser(s, id);
       const parts: PayloadPart[] = [];

@@ -6,7 +6,7 @@
 
 import type { FastifyBaseLogger } from 'fastify';
 import type { GraphQLError } from 'graphql';
-import type { LoginThrottle, Mailer } from '../../accounts/index.js';
+import type { LoginThrottle, Mailer, UserTokenCache } from '../../accounts/index.js';
 import { executeOperation } from '../../compile/index.js';
 import type { ErrorCode } from '../../errors/index.js';
 import type { OidcRelyingParty } from '../../oidc/index.js';
@@ -39,6 +39,8 @@ export interface OperationServices {
   functions?: FunctionCalling | undefined;
   /** A committed mutation queued file bytes for removal: the worker may look now. */
   blobsRemoved?: (() => void) | undefined;
+  /** The user tokens this instance verified, and their users' state; changes to users clear it. */
+  tokens?: UserTokenCache | undefined;
 }
 
 /** One operation's circumstances: the app, who asks, from where, under which request id. */

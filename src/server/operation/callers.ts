@@ -3,6 +3,7 @@
 // still exists with the password the token was issued under).
 
 import { TOKEN_REFUSED, tokenUser, userApiId } from '../../accounts/index.js';
+import type { UserTokenCache } from '../../accounts/index.js';
 import { unauthenticated } from '../../errors/index.js';
 import type { Store } from '../../store/index.js';
 import { accountApp } from '../appRegistry.js';
@@ -17,6 +18,8 @@ export interface CallerSources {
   registry: AppRegistry;
   /** The platform key: it administers every app, so it is an admin credential on each. */
   platformKey: string;
+  /** The user tokens this instance verified, and their users' state (absent: each is checked in full). */
+  tokens?: UserTokenCache | undefined;
 }
 
 export { TOKEN_REFUSED } from '../../accounts/index.js';
@@ -39,7 +42,7 @@ export async function callerOf(sources: CallerSources, app: LiveApp, authorizati
     throw unauthenticated(TOKEN_REFUSED);
   }
   if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
-  return { kind: 'user', userId: await tokenUser(sources.store, accountApp(app), token) };
+  return { kind: 'user', userId: await tokenUser(sources.store, accountApp(app), token, sources.tokens) };
 }
 
 /** Who asked, as an app's request log shows it: the kind of caller, and a user's API id. */

@@ -1,0 +1,176 @@
+// What this instance remembers of user tokens, so that a token presented again costs neither a
+// signature check nor a statement: the claims of tokens it verified (until they expire, and only
+// while the key that signed them is still among the app's keys), and each user's password
+// fingerprint and token generation (for a short while). Whatever makes a user's tokens stop
+// working — a new password, every session ended, the user deleted — calls `userChanged` in its
+// transaction: this instance forgets the user at once and caches nothing of them for a while
+// (the change may not have committed yet), and the notification it sends at commit makes every
+// other instance forget the user too. A notification lost with the listening connection is
+// covered by the short lifetime of what is cached of users.
+
+import { createHash } from 'node:crypto';
+import { USERS_CHANNEL, userChangedNotice } from '../store/index.js';
+import type { Queryable, SigningKeyRow, Store } from '../store/index.js';
+
+/** How long a user's password fingerprint and generation are trusted without asking the database. */
+export const USER_STATE_TTL_MS = 30_000;
+/** Entries per map at most (tokens, users): the least recently used go first. */
+export const TOKEN_CACHE_ENTRIES = 10_000;
+
+/** A verified token: whom it names and what it was issued under. */
+export interface VerifiedToken {
+  /** The user's row uuid. */
+  userId: string;
+  pwf: string;
+  gen: number;
+  /** Its expiry, in ms. */
+  expiresAt: number;
+  /** The key that signed it (its kid and public key), which must still be the app's. */
+  kid: string;
+  publicKey: string;
+}
+
+/** What a user's tokens must carry to be accepted. */
+export interface UserState {
+  pwf: string;
+  gen: number;
+}
+
+/** A map that forgets its least recently used entry past `limit` entries. */
+class Recent<V> {
+  readonly #entries = new Map<string, V>();
+  constructor(readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    const value = this.#entries.get(key);
+    if (value !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/** The public part of a signing key that a cached token is tied to. */
+export function publicKeyOf(key: SigningKeyRow): string {
+  return String((key.publicJwk as { x?: unknown }).x);
+}
+
+const userKey = (appId: string, userId: string) => `${appId} ${userId}`;
+
+export class UserTokenCache {
+  readonly #tokens: Recent<VerifiedToken>;
+  readonly #users: Recent<UserState & { until: number }>;
+  /** Users changed here by a transaction that may not have committed: nothing of them is cached until then. */
+  readonly #held: Recent<number>;
+  /** Raised by every change heard of: a user read from the database before it is not cached. */
+  #epoch = 0;
+  #unlisten: (() => Promise<void>) | undefined;
+
+  constructor(limit = TOKEN_CACHE_ENTRIES) {
+    this.#tokens = new Recent(limit);
+    this.#users = new Recent(limit);
+    this.#held = new Recent(limit);
+  }
+
+  /** Hears of users changed by other instances (and by this one, once committed). */
+  async start(store: Store): Promise<void> {
+    this.#unlisten = await store.listen(USERS_CHANNEL, (payload) => {
+      const [appId, userId] = payload.split(' ');
+      if (appId && userId) this.#forget(userKey(appId, userId));
+    });
+  }
+
+  async stop(): Promise<void> {
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    this.#tokens.clear();
+    this.#users.clear();
+    this.#held.clear();
+    await unlisten?.().catch(() => undefined);
+  }
+
+  /** The key of a token of an app: the app and the token's SHA-256 (the whole token, so no part can be swapped). */
+  tokenKey(appId: string, token: string): string {
+    return `${appId} ${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
+  }
+
+  /** A token verified before, still unexpired and signed by one of `keys`; undefined otherwise. */
+  token(key: string, keys: readonly SigningKeyRow[], now = Date.now()): VerifiedToken | undefined {
+    const found = this.#tokens.get(key);
+    if (found === undefined) return undefined;
+    if (found.expiresAt > now && keys.some((k) => k.kid === found.kid && publicKeyOf(k) === found.publicKey)) return found;
+    this.#tokens.delete(key);
+    return undefined;
+  }
+
+  rememberToken(key: string, verified: VerifiedToken): void {
+    this.#tokens.set(key, verified);
+  }
+
+  /** A user's state as cached, or undefined (never cached, too old, or changed since). */
+  user(appId: string, userId: string, now = Date.now()): UserState | undefined {
+    const key = userKey(appId, userId);
+    const found = this.#users.get(key);
+    if (found === undefined) return undefined;
+    if (found.until > now) return found;
+    this.#users.delete(key);
+    return undefined;
+  }
+
+  /** What `rememberUser` needs to know that nothing changed while the user was being read. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Caches a user's state read from the database when the read began at `epoch`, unless a change was heard of since. */
+  rememberUser(appId: string, userId: string, state: UserState, epoch: number, now = Date.now()): void {
+    const key = userKey(appId, userId);
+    if (epoch !== this.#epoch) return;
+    const held = this.#held.get(key);
+    if (held !== undefined) {
+      if (held > now) return;
+      this.#held.delete(key);
+    }
+    this.#users.set(key, { pwf: state.pwf, gen: state.gen, until: now + USER_STATE_TTL_MS });
+  }
+
+  /**
+   * A user's password or token generation changes, or the user goes, in a transaction that has
+   * not committed yet: forgotten here at once, and not cached again for a while.
+   */
+  hold(appId: string, userId: string): void {
+    const key = userKey(appId, userId);
+    this.#held.set(key, Date.now() + USER_STATE_TTL_MS);
+    this.#forget(key);
+  }
+
+  #forget(key: string): void {
+    this.#epoch += 1;
+    this.#users.delete(key);
+  }
+}
+
+/**
+ * Says, in the transaction `q` that changes a user's password or token generation or deletes
+ * the user, that the tokens they hold must be checked again: this instance (its `cache`) forgets
+ * the user at once, every instance when the transaction commits.
+ */
+export async function userChanged(q: Queryable, cache: UserTokenCache | undefined, appId: string, userId: string): Promise<void> {
+  cache?.hold(appId, userId);
+  await q.query(userChangedNotice(appId, userId));
+}
