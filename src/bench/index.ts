@@ -19,6 +19,7 @@ import { exportSection } from './exportBench.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
 import { soakSection } from './soak.js';
+import { startupSection } from './startupBench.js';
 
 const BLOG = readFileSync(new URL('../../examples/blog/schema.graphql', import.meta.url), 'utf8');
 
@@ -69,7 +70,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, startup: startupSection };
 
 async function main() {
   const chosen = process.argv.slice(2);
