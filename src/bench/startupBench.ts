@@ -61,6 +61,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Errors of a connection to a server not (yet) listening, or closing one made too early. */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
 class Server {
   readonly child: ChildProcess;
   readonly base: string;
@@ -95,7 +98,7 @@ class Server {
       } catch (err) {
         // fetch wraps the socket's error in its cause.
         const code = (err as NodeJS.ErrnoException).code ?? ((err as { cause?: NodeJS.ErrnoException }).cause?.code);
-        if (code !== 'ECONNREFUSED') throw err;
+        if (!code || !CONNECTION_ERRORS.has(code)) throw err;
       }
       await sleep(5);
     }
