@@ -45,20 +45,26 @@ const START_PARAMS = [...PGlite.defaultStartParams, ...Object.entries(EMBEDDED_S
 
 /**
  * Creates the database in an empty `dataDir` in a worker thread. PGlite's initdb snapshots and
- * rewrites its whole WASM memory and keeps it referenced after it ends, which would leave some
- * 400 MiB resident in this process for good; a worker's memory goes with the worker.
+ * rewrites its whole WASM memory; in this process some 400 MiB of it would stay resident for
+ * good, garbage collections notwithstanding. A worker's memory goes with the worker.
  */
 async function createInWorker(dataDir: string): Promise<void> {
   // The CommonJS build by path: an evaluated worker resolves no package names of its own.
   const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const code = `const { workerData } = require('node:worker_threads');
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.pglite);
-PGlite.create({ dataDir: workerData.dataDir, startParams: workerData.startParams }).then((db) => db.close());`;
+PGlite.create({ dataDir: workerData.dataDir, startParams: workerData.startParams }).then(
+  (db) => db.close(),
+  (err) => parentPort.postMessage(err instanceof Error ? err.message : err && err.errno !== undefined ? 'file system error (errno ' + err.errno + ')' : String(err)),
+);`;
   const worker = new Worker(code, { eval: true, workerData: { pglite, dataDir, startParams: START_PARAMS } });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`creating the embedded database in ${dataDir} failed (exit code ${code})`))));
-  });
+  let failure: string | undefined;
+  worker.on('message', (reason: string) => (failure = reason));
+  worker.once('error', (err) => (failure = err.message));
+  const exitCode = await new Promise<number>((resolve) => worker.once('exit', resolve));
+  if (failure !== undefined || exitCode !== 0) {
+    throw new Error(`cannot create the embedded database in ${dataDir}: ${failure ?? `exit code ${exitCode}`}`);
+  }
 }
 
 /** Marks the async context of a running transaction callback, to catch store calls made inside it. */
