@@ -4,6 +4,8 @@
 // answered request on a fresh store and on a restart (a GraphQL query on the demo app), the
 // server's resident memory idle after the restart and after a short load of reads and writes,
 // and its peak resident memory (Linux /proc: VmRSS, VmHWM). Several runs; medians printed.
+// Each run has a fresh data directory, and for PostgreSQL a fresh database on the server
+// DATABASE_URL names (default the local test server), dropped at the end.
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -146,7 +148,7 @@ async function inParallel(total: number, concurrency: number, op: (i: number) =>
 async function oneRun(mode: Mode, run: number): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-startup-bench-'));
   const key = `tsk_${randomBytes(32).toString('base64url')}`;
-  const database = mode.postgres ? await createBenchDatabase(process.env.TESSERA_BENCH_DATABASE_URL ?? process.env.DATABASE_URL) : undefined;
+  const database = mode.postgres ? await createBenchDatabase() : undefined;
   try {
     const port = await freePort();
     const first = new Server(mode, port, dir, key, database?.url);
