@@ -20,6 +20,7 @@ import { exportSection } from './exportBench.js';
 import { measure, row } from './measure.js';
 import { realtimeSection } from './realtimeBench.js';
 import { soakSection } from './soak.js';
+import { startupSection } from './startupBench.js';
 
 const BLOG = readFileSync(new URL('../../examples/blog/schema.graphql', import.meta.url), 'utf8');
 
@@ -70,7 +71,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, apps: appsSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, apps: appsSection, startup: startupSection };
 
 async function main() {
   const chosen = process.argv.slice(2);

@@ -127,7 +127,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const oidc = new OidcRelyingParty({ secrets: new SecretBox(secretKey.key), outbound: { allowPrivate: config.allowPrivateNetworks } });
   const functions = { secrets: new SecretBox(secretKey.key), allowPrivate: config.allowPrivateNetworks };
   const admin = createAdminService(store, { oidc, functions });
-  const tracing = config.tracing ? startTracing(config.tracing, packageVersion()) : undefined;
+  const tracing = config.tracing ? await startTracing(config.tracing, packageVersion()) : undefined;
   const app = createServer({
     store,
     admin,

@@ -4,7 +4,10 @@
 // `statement_timeout`, and this driver ignores the timeouts callers ask for (docs/security.md).
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction as PGliteTransaction } from '@electric-sql/pglite';
 import { compile } from '../sql/index.js';
@@ -25,6 +28,45 @@ function toResult<R>(result: PGliteResult): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
 }
 
+/**
+ * PostgreSQL settings of the embedded store, after PGlite's own (`PGlite.defaultStartParams`).
+ * PGlite touches all of `shared_buffers` as it starts, and its WASM memory never shrinks, so
+ * the PostgreSQL defaults would keep 128 MiB of buffers resident for any database, and up to
+ * 64 MiB more for good after the first large `CREATE INDEX`. Pages outside the buffers come from
+ * the operating system's file cache instead (docs/performance.md measures both). Durability
+ * settings are PGlite's, untouched.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+  maintenance_work_mem: '16MB',
+};
+
+const START_PARAMS = [...PGlite.defaultStartParams, ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
+
+/**
+ * Creates the database in an empty `dataDir` in a worker thread. PGlite's initdb snapshots and
+ * rewrites its whole WASM memory; in this process some 400 MiB of it would stay resident for
+ * good, garbage collections notwithstanding. A worker's memory goes with the worker.
+ */
+async function createInWorker(dataDir: string): Promise<void> {
+  // The CommonJS build by path: an evaluated worker resolves no package names of its own.
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const code = `const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglite);
+PGlite.create({ dataDir: workerData.dataDir, startParams: workerData.startParams }).then(
+  (db) => db.close(),
+  (err) => parentPort.postMessage(err instanceof Error ? err.message : err && err.errno !== undefined ? 'file system error (errno ' + err.errno + ')' : String(err)),
+);`;
+  const worker = new Worker(code, { eval: true, workerData: { pglite, dataDir, startParams: START_PARAMS } });
+  let failure: string | undefined;
+  worker.on('message', (reason: string) => (failure = reason));
+  worker.once('error', (err) => (failure = err.message));
+  const exitCode = await new Promise<number>((resolve) => worker.once('exit', resolve));
+  if (failure !== undefined || exitCode !== 0) {
+    throw new Error(`cannot create the embedded database in ${dataDir}: ${failure ?? `exit code ${exitCode}`}`);
+  }
+}
+
 /** Marks the async context of a running transaction callback, to catch store calls made inside it. */
 const insideTransaction = new AsyncLocalStorage<{ store: EmbeddedStore; done: boolean }>();
 
@@ -43,9 +85,13 @@ export class EmbeddedStore implements Store {
 
   /** Opens (creating if need be) the database in `dataDir`, or an in-memory one without it. */
   static async open(dataDir?: string): Promise<EmbeddedStore> {
-    if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+    if (dataDir !== undefined) {
+      mkdirSync(dataDir, { recursive: true });
+      if (!existsSync(join(dataDir, 'PG_VERSION'))) await createInWorker(dataDir);
+    }
     const db = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir }),
+      startParams: START_PARAMS,
       parsers: { [OID.int8]: parseInt8, [OID.date]: parseDate },
     });
     return new EmbeddedStore(db);

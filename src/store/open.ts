@@ -1,10 +1,9 @@
 // Picks and opens a store: PostgreSQL when a database URL is given, else the embedded store
-// persisted under the data directory (or in memory, for tests and throwaway runs).
+// persisted under the data directory (or in memory, for tests and throwaway runs). Each driver's
+// module (pg, PGlite) loads only when that driver is chosen: a server loads one of them.
 
 import { join } from 'node:path';
 import { sql } from '../sql/index.js';
-import { EmbeddedStore } from './embedded.js';
-import { PostgresStore } from './postgres.js';
 import type { Store } from './types.js';
 
 export interface OpenStoreOptions {
@@ -30,6 +29,7 @@ export function embeddedDatabaseDir(dataDir: string): string {
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.databaseUrl) {
+    const { PostgresStore } = await import('./postgres.js');
     const store = new PostgresStore({
       databaseUrl: options.databaseUrl,
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
@@ -44,6 +44,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     }
     return store;
   }
+  const { EmbeddedStore } = await import('./embedded.js');
   if (options.memory) return EmbeddedStore.open();
   if (!options.dataDir) throw new Error('openStore needs a databaseUrl, a dataDir or memory: true');
   return EmbeddedStore.open(embeddedDatabaseDir(options.dataDir));
