@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,11 +28,15 @@ export class DiskStorage implements BlobStorage {
     await mkdir(dir, { recursive: true });
     const temp = join(dir, `.${randomUUID()}.part`);
     const meter = new Meter(maxBytes);
+    const out = createWriteStream(temp, { flags: 'wx' });
     try {
-      await pipeline(body, meter, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(body, meter, out);
       await rename(temp, path);
     } catch (err) {
       body.destroy();
+      // A body that fails early can fail the pipeline while the temporary file is still being
+      // opened; the stream opens it, then closes it. Removed only after that, or it would stay.
+      if (!out.closed) await once(out, 'close').catch(() => undefined);
       await rm(temp, { force: true });
       throw err;
     }
