@@ -88,7 +88,7 @@ export class UserTokenCache {
   }
 
   /** Hears of users changed by other instances (and by this one, once committed). */
-  async start(store: Store): Promise<void> {
+  async start(store: Pick<Store, 'listen'>): Promise<void> {
     this.#unlisten = await store.listen(USERS_CHANNEL, (payload) => {
       const [appId, userId] = payload.split(' ');
       if (appId && userId) this.#forget(userKey(appId, userId));

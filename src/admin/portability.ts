@@ -94,7 +94,8 @@ async function copyData(tx: Transaction, fromApp: string, toApp: string, from: r
   await checkForeignKeys(tx, toApp, to);
 }
 
-export function createPortability(store: Store, options: PortabilityOptions): Portability {
+/** Portability of the apps of one store (a cluster); clusterRouting.ts puts clusters together. */
+export function storePortability(store: Store, options: PortabilityOptions): Portability {
   const functions = portableFunctions(options.functions);
   const storage = options.files?.storage;
   return {

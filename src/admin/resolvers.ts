@@ -22,11 +22,15 @@ interface Input<T> {
 const query: Record<string, Resolver<unknown, never>> = {
   apps: (_source, _args: Record<string, never>, context) => context.admin.listApps(),
   app: (_source, args: { id: string }, context) => context.admin.getApp(args.id),
+  clusters: (_source, _args: Record<string, never>, context) => context.admin.clusters(),
 };
 
 const mutation: Record<string, Resolver<unknown, never>> = {
-  createApp: async (_source, { input }: Input<{ name: string; schema: string }>, context) => ({
-    app: await context.admin.createApp({ name: input.name, schema: input.schema }),
+  createApp: async (_source, { input }: Input<{ name: string; schema: string; cluster?: string | null }>, context) => ({
+    app: await context.admin.createApp({ name: input.name, schema: input.schema, cluster: input.cluster }),
+  }),
+  addCluster: async (_source, { input }: Input<{ name: string; url: string }>, context) => ({
+    cluster: await context.admin.addCluster({ name: input.name, url: input.url }),
   }),
   migrateSchema: (
     _source,
@@ -92,6 +96,7 @@ function count(value: number, name: string, max: number): number {
 
 const app: Record<string, Resolver<AppSource, never>> = {
   endpoint: (source, _args, context) => `${context.publicUrl}${source.endpointPath}`,
+  cluster: (source) => source.cluster ?? 'main',
   schema: async (source, _args, context) => (await detailOf(source, context)).schema,
   apiSchema: async (source, _args, context) => (await context.admin.apiSchema(source.id)) ?? '',
   history: async (source, _args, context) => (await detailOf(source, context)).history,

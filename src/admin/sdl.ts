@@ -59,11 +59,15 @@ type Query {
   apps: [App!]!
   "An app by id or by name; null when there is no such app."
   app(id: ID!): App
+  "Every PostgreSQL cluster apps are placed on, main (the catalog's) first."
+  clusters: [Cluster!]!
 }
 
 type Mutation {
   "Creates an app from a schema; it becomes schema version 1."
   createApp(input: CreateAppInput!): CreateAppPayload!
+  "Adds a PostgreSQL server apps can be placed on: it must answer, and its database gets Tessera's catalog schema. PostgreSQL-backed servers only."
+  addCluster(input: AddClusterInput!): AddClusterPayload!
   "Plans (and unless dryRun, applies) the change from the live schema to the one given."
   migrateSchema(input: MigrateSchemaInput!): MigrateSchemaPayload!
   "Changes an app's settings; only the settings given change."
@@ -103,6 +107,8 @@ type App {
   schemaVersion: Int!
   createdAt: DateTime!
   settings: AppSettings!
+  "The cluster the app lives on (main: the catalog's)."
+  cluster: String!
   "The SDL of the live schema version, as pushed."
   schema: String!
   "The app's generated GraphQL API (SDL, sorted): the schema clients and their tools (relay-compiler, graphql-codegen) work against."
@@ -223,10 +229,33 @@ input CreateAppInput {
   name: String!
   "The app schema (SDL)."
   schema: String!
+  "The cluster to place the app on; default: the reachable cluster holding the fewest apps."
+  cluster: String
 }
 
 type CreateAppPayload {
   app: App!
+}
+
+"A PostgreSQL server apps are placed on."
+type Cluster {
+  "main is the one DATABASE_URL names, which holds the catalog."
+  name: String!
+  "Apps placed on it."
+  apps: Int!
+  "Whether it answered just now."
+  reachable: Boolean!
+}
+
+input AddClusterInput {
+  "A lowercase letter, then up to 30 lowercase letters, digits, - and _."
+  name: String!
+  "Its connection URL (postgres://...); stored sealed under the server's secret key, never shown."
+  url: String!
+}
+
+type AddClusterPayload {
+  cluster: Cluster!
 }
 
 input MigrateSchemaInput {

@@ -36,7 +36,7 @@ import type { OidcRelyingParty } from '../oidc/index.js';
 import { oidcProviderMethods } from './oidcProviders.js';
 import { functionMethods } from './functions.js';
 import type { FunctionsSetup } from '../functions/index.js';
-import type { AdminService, AppDetail, AppSummary, MigrateResult } from './types.js';
+import type { AppDetail, AppSummary, MigrateResult, StoreAdminService } from './types.js';
 
 /** Most trusted documents one app may hold. */
 const MAX_TRUSTED_DOCUMENTS = 10_000;
@@ -168,7 +168,8 @@ export interface AdminServiceOptions {
   functions?: FunctionsSetup | undefined;
 }
 
-export function createAdminService(store: Store, options: AdminServiceOptions = {}): AdminService {
+/** The management service of the apps of one store (a cluster); clusterRouting.ts puts clusters together. */
+export function storeAdminService(store: Store, options: AdminServiceOptions = {}): StoreAdminService {
   return {
     ...oidcProviderMethods(store, options.oidc),
     ...functionMethods(store, options.functions),

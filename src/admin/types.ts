@@ -11,6 +11,8 @@ export interface AppSummary {
   schemaVersion: number;
   createdAt: Date;
   settings: AppSettings;
+  /** The cluster the app lives on (`main`: the catalog's). */
+  cluster?: string;
 }
 
 export interface AppDetail extends AppSummary {
@@ -118,8 +120,23 @@ export interface DeliveryView {
   deliveredAt: Date | null;
 }
 
+/** A PostgreSQL server apps are placed on. */
+export interface ClusterSummary {
+  name: string;
+  apps: number;
+  reachable: boolean;
+}
+
+/** The management service of one store's apps (clusterRouting.ts makes the whole AdminService of them). */
+export type StoreAdminService = Omit<AdminService, 'addCluster' | 'clusters'>;
+
 export interface AdminService {
-  createApp(input: { name: string; schema: string }): Promise<AppSummary>;
+  /** Places the app on `cluster`, or else on the cluster holding the fewest apps. */
+  createApp(input: { name: string; schema: string; cluster?: string | null | undefined }): Promise<AppSummary>;
+  /** Adds a PostgreSQL server apps can be placed on (its database gets the catalog schema). */
+  addCluster(input: { name: string; url: string }): Promise<ClusterSummary>;
+  /** Every cluster, `main` first, with its apps and whether it answers. */
+  clusters(): Promise<ClusterSummary[]>;
   migrateSchema(input: { appId: string; schema: string; dryRun?: boolean; allowDestructive?: boolean }): Promise<MigrateResult>;
   updateApp(input: { appId: string; settings: Partial<AppSettings> }): Promise<AppSummary>;
   deleteApp(input: { appId: string }): Promise<boolean>;

@@ -21,7 +21,11 @@ export interface Subscriber {
 }
 
 export interface HubOptions {
-  store: Store;
+  /**
+   * Subscribes to row events on every store apps live on; each notification comes with the
+   * store it came from, where its statements run.
+   */
+  listen(channel: string, handler: (payload: string, store: Store) => void): Promise<() => Promise<void>>;
   /** The app's current compiler context, to tell subscriptions made against an older schema version. */
   current(appId: string): Promise<AppContext | undefined>;
   /** Reports a failure that reached no subscriber (an unreadable notification…). */
@@ -85,7 +89,7 @@ export class RealtimeHub {
   async add(subscriber: Subscriber): Promise<() => void> {
     if (this.#stopped) throw new Error('The realtime hub is stopped');
     const appId = subscriber.plan.app.app.id;
-    this.#unlisten ??= this.#options.store.listen(EVENTS_CHANNEL, (payload) => this.#enqueue(payload));
+    this.#unlisten ??= this.#options.listen(EVENTS_CHANNEL, (payload, store) => this.#enqueue(payload, store));
     try {
       await this.#unlisten;
       await this.#options.directory.register(appId);
@@ -130,16 +134,16 @@ export class RealtimeHub {
     return this.#queue;
   }
 
-  #enqueue(payload: string): void {
+  #enqueue(payload: string, store: Store): void {
     const arrived = performance.now();
-    this.#queue = this.#queue.then(() => this.#handle(payload, arrived)).catch((err: unknown) => this.#options.onError(err));
+    this.#queue = this.#queue.then(() => this.#handle(payload, store, arrived)).catch((err: unknown) => this.#options.onError(err));
   }
 
-  async #handle(payload: string, arrived: number): Promise<void> {
+  async #handle(payload: string, store: Store, arrived: number): Promise<void> {
     const notice = JSON.parse(payload) as EventNotice;
     const subscribers = this.#apps.get(notice.a);
     if (!subscribers || subscribers.size === 0) return;
-    const events = await this.#events(notice);
+    const events = await this.#events(notice, store);
     const current = await this.#options.current(notice.a);
     for (const subscriber of [...subscribers]) {
       // A reload of the app (settings, tokens, the cache's expiry) keeps its schema version:
@@ -150,15 +154,15 @@ export class RealtimeHub {
       }
     }
     let deliveries = 0;
-    for (const event of events) deliveries += await this.#dispatch([...subscribers], event);
+    for (const event of events) deliveries += await this.#dispatch([...subscribers], event, store);
     this.#options.onHandled?.({ events: events.length, deliveries, seconds: (performance.now() - arrived) / 1000 });
   }
 
   /** The notice's events, read from the catalog when they were too large to notify. */
-  async #events(notice: EventNotice): Promise<RowEvent[]> {
+  async #events(notice: EventNotice, store: Store): Promise<RowEvent[]> {
     let items = notice.e;
     if (notice.r !== undefined) {
-      const { rows } = await this.#options.store.query<{ payload: string }>(sql`SELECT payload FROM tessera.realtime_events WHERE id = ${notice.r}::bigint`);
+      const { rows } = await store.query<{ payload: string }>(sql`SELECT payload FROM tessera.realtime_events WHERE id = ${notice.r}::bigint`);
       const stored = rows[0] ? (JSON.parse(rows[0].payload) as EventNotice) : undefined;
       items = stored?.e;
     }
@@ -166,7 +170,7 @@ export class RealtimeHub {
   }
 
   /** Runs the event's statements and delivers their results; resolves to the number delivered. */
-  async #dispatch(subscribers: Subscriber[], event: RowEvent): Promise<number> {
+  async #dispatch(subscribers: Subscriber[], event: RowEvent, store: Store): Promise<number> {
     // Subscriptions with one key, then their subscribers by caller.
     const groups = new Map<string, Map<string | null, Subscriber[]>>();
     for (const subscriber of subscribers) {
@@ -184,22 +188,22 @@ export class RealtimeHub {
       const callers = [...group.values()];
       for (let i = 0; i < callers.length; i += size) batches.push(callers.slice(i, i + size));
     }
-    return pooled(batches, (batch) => this.#evaluate(batch, event));
+    return pooled(batches, (batch) => this.#evaluate(batch, event, store));
   }
 
   /** Evaluates the event for one batch in one statement and delivers; resolves to the number delivered. */
-  async #evaluate(batch: Batch, event: RowEvent): Promise<number> {
+  async #evaluate(batch: Batch, event: RowEvent, store: Store): Promise<number> {
     const plan = (batch[0] as Subscriber[])[0]?.plan as SubscriptionPlan;
     let payloads;
     try {
-      payloads = await eventPayloads(plan, this.#options.store, event, batch.map((same) => (same[0] as Subscriber).plan.viewer));
+      payloads = await eventPayloads(plan, store, event, batch.map((same) => (same[0] as Subscriber).plan.viewer));
     } catch (err) {
       // Which callers the failure concerns is not known: the batch is halved until a failing
       // caller is alone, so that a caller hears of it (with the error) only when their own
       // evaluation fails, and a statement too large to finish in time ends as smaller ones.
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
-        return pooled([batch.slice(0, half), batch.slice(half)], (part) => this.#evaluate(part, event));
+        return pooled([batch.slice(0, half), batch.slice(half)], (part) => this.#evaluate(part, event, store));
       }
       const same = batch[0] as Subscriber[];
       for (const subscriber of same) subscriber.deliver(executionResult(eventError(subscriber.plan, err)));

@@ -12,7 +12,7 @@ import type { FileUrlKeys } from '../compile/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
 import { AppFunctions } from '../functions/index.js';
-import type { SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
+import type { AppHome, SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import type { DocumentCache } from './operation/prepare.js';
 import { documentRulesKey } from './limits/index.js';
 import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
@@ -22,6 +22,9 @@ import type { AppCacheStats, SharedSchema } from './appCache.js';
 export interface LiveApp {
   id: string;
   name: string;
+  /** The cluster the app lives on, and its store: every statement of the app runs there. */
+  cluster: string;
+  store: Store;
   context: AppContext;
   /** The app's signing keys, newest first (retired ones still verify). */
   keys: SigningKeyRow[];
@@ -56,11 +59,23 @@ function trustedBytes(trusted: TrustedDocumentSet | null): number {
   return chars * 2;
 }
 
+/** Where apps live: the cluster of each, and notifications from every cluster. */
+export interface AppHomes {
+  home(appId: string): Promise<AppHome>;
+  listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** A single store holding every app. */
+export function oneHome(store: Store): AppHomes {
+  const home: AppHome = { cluster: 'main', store };
+  return { home: async () => home, listen: (channel, handler) => store.listen(channel, handler) };
+}
+
 export interface AppRegistryOptions {
   /** An app made before today's built-in fields could not be given them. */
   onUpgradeError?: (appId: string, err: unknown) => void;
-  /** A mutation committed events for EVENT functions (wakes the delivery workers). */
-  eventsQueued?: () => void;
+  /** A mutation committed events for EVENT functions in this store (wakes its delivery workers). */
+  eventsQueued?: (store: Store) => void;
   /** How apps' statements sign File download URLs. */
   files?: FileUrlKeys | undefined;
   /** Budget of the loaded apps, in bytes (default DEFAULT_APP_CACHE_MB). */
@@ -68,7 +83,7 @@ export interface AppRegistryOptions {
 }
 
 export class AppRegistry {
-  readonly #store: Store;
+  readonly #homes: AppHomes;
   readonly #cache: AppCache<LiveApp>;
   /** Loads in progress, so that concurrent requests for an app load it once. */
   readonly #loading = new Map<string, Promise<LiveApp | null>>();
@@ -76,11 +91,11 @@ export class AppRegistry {
   #unlisten: (() => Promise<void>) | undefined;
 
   readonly #onUpgradeError: (appId: string, err: unknown) => void;
-  readonly #eventsQueued: () => void;
+  readonly #eventsQueued: (store: Store) => void;
   readonly #files: FileUrlKeys | undefined;
 
-  constructor(store: Store, options: AppRegistryOptions = {}) {
-    this.#store = store;
+  constructor(homes: AppHomes | Store, options: AppRegistryOptions = {}) {
+    this.#homes = 'home' in homes ? homes : oneHome(homes);
     this.#onUpgradeError = options.onUpgradeError ?? (() => {});
     this.#eventsQueued = options.eventsQueued ?? (() => {});
     this.#files = options.files;
@@ -88,7 +103,7 @@ export class AppRegistry {
   }
 
   async start(): Promise<void> {
-    this.#unlisten = await this.#store.listen(CATALOG_CHANNEL, (appId) => this.invalidate(appId));
+    this.#unlisten = await this.#homes.listen(CATALOG_CHANNEL, (appId) => this.invalidate(appId));
   }
 
   async stop(): Promise<void> {
@@ -160,21 +175,22 @@ export class AppRegistry {
   }
 
   async #load(appId: string): Promise<LiveApp | null> {
-    const row = await findApp(this.#store, appId);
+    const { cluster, store } = await this.#homes.home(appId);
+    const row = await findApp(store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
     if (!row || row.id !== appId) return null;
     let [live, keys, trusted, functions] = await Promise.all([
-      liveSchema(this.#store, appId),
-      listSigningKeys(this.#store, appId),
-      trustedDocuments(this.#store, appId),
-      listFunctions(this.#store, appId),
+      liveSchema(store, appId),
+      listSigningKeys(store, appId),
+      trustedDocuments(store, appId),
+      listFunctions(store, appId),
     ]);
     if (!live) return null;
     if (lacksBuiltins(live.model)) {
       // Made before a built-in field existed: given it now, once; if that fails, the app goes
       // on as it was (without the features that need the field).
       try {
-        if (await upgradeBuiltins(this.#store, appId)) live = (await liveSchema(this.#store, appId)) ?? live;
+        if (await upgradeBuiltins(store, appId)) live = (await liveSchema(store, appId)) ?? live;
       } catch (err) {
         this.#onUpgradeError(appId, err);
       }
@@ -187,11 +203,13 @@ export class AppRegistry {
     return {
       id: appId,
       name: row.name,
+      cluster,
+      store,
       context,
       keys,
       documents: schema.documents(documentRulesKey(settings)),
       trusted,
-      functions: new AppFunctions(functions, this.#eventsQueued),
+      functions: new AppFunctions(functions, () => this.#eventsQueued(store)),
       loadedAt: Date.now(),
       schema,
       ownBytes: () => fixed + cachedPlans(context) * PLAN_BYTES,
@@ -199,12 +217,12 @@ export class AppRegistry {
   }
 
   /** Whether `token` is a live admin token of the app. */
-  async isAdminToken(appId: string, token: string): Promise<boolean> {
+  async isAdminToken(app: LiveApp, token: string): Promise<boolean> {
     const hash = tokenHash(token);
-    const key = `${appId}:${hash}`;
+    const key = `${app.id}:${hash}`;
     const cached = this.#tokens.get(key);
     if (cached && Date.now() - cached.at < MAX_AGE_MS) return cached.valid;
-    const valid = (await findAdminToken(this.#store, appId, hash)) !== null;
+    const valid = (await findAdminToken(app.store, app.id, hash)) !== null;
     if (this.#tokens.size > 10_000) this.#tokens.clear();
     this.#tokens.set(key, { valid, at: Date.now() });
     return valid;

@@ -109,6 +109,9 @@ export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, runner:
       // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
       const retryAfter = Math.max(0, ...errors.filter((e) => codeOf(e) === 'RATE_LIMITED').map((e) => Number(e.extensions?.retryAfter ?? 1)));
       if (retryAfter > 0) return { response: respond(ERROR_CODES.RATE_LIMITED, mediaType, body, { 'retry-after': String(retryAfter) }), note };
+      // So is a database out of reach (an app's cluster down, or the app being moved): 503.
+      const unreachable = errors.find((e) => codeOf(e) === 'UNAVAILABLE' && e.extensions?.cluster !== undefined);
+      if (unreachable) return { response: respond(ERROR_CODES.UNAVAILABLE, mediaType, body, { 'retry-after': String(unreachable.extensions?.retryAfter ?? 1) }), note };
       const response = respond(resultStatus(mediaType, outcome.hasData, errors), mediaType, body);
       return { response: method === 'GET' ? revalidated(request, response) : response, note };
     }

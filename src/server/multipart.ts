@@ -24,7 +24,6 @@ import { unknownApp } from './appPorts.js';
 import type { AppRegistry, LiveApp } from './appRegistry.js';
 
 export interface MultipartOptions {
-  store: Store;
   registry: AppRegistry;
   storage: BlobStorage;
   /** Largest non-file part (`operations`, `map`, `query`, `variables`), as for a JSON body. */
@@ -47,6 +46,8 @@ export const MAX_FILES_PER_REQUEST = 20;
 /** The uploads of one request, to release once it is answered. */
 interface RequestUploads {
   appId: string;
+  /** The store of the app's cluster, where the pending uploads are recorded. */
+  store: Store;
   keys: string[];
 }
 
@@ -57,7 +58,7 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
     if (!held || held.keys.length === 0) return;
     uploads.delete(request);
     try {
-      for (const key of held.keys) await releaseUpload(options.store, held.appId, key);
+      for (const key of held.keys) await releaseUpload(held.store, held.appId, key);
       options.released?.();
     } catch (err) {
       // Still pending in the catalog: removed as orphans once their grace has passed.
@@ -73,7 +74,7 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
     const blob = type && builtinTraits(type)?.blob;
     // An app whose File could not be added when it was loaded (docs/files.md).
     if (!blob) throw badInput('This app has no File type: it takes no uploads');
-    const held: RequestUploads = { appId, keys: [] };
+    const held: RequestUploads = { appId, store: live.store, keys: [] };
     uploads.set(request, held);
     const maxFileSize = live.context.app.settings.maxFileSize;
     // Each file streams into storage under a new key, recorded first as a pending upload: a
@@ -83,7 +84,7 @@ export function installMultipart(scope: FastifyInstance, options: MultipartOptio
       const key = fileKey(held.appId, id);
       held.keys.push(key);
       return (async () => {
-        await expectUpload(options.store, held.appId, key, UPLOAD_GRACE_SECONDS);
+        await expectUpload(held.store, held.appId, key, UPLOAD_GRACE_SECONDS);
         const stored = await options.storage.put(key, stream, maxFileSize);
         return new UploadedBlob(held.appId, id, key, partFilename(filename), mimeType, stored.size, stored.sha256);
       })();

@@ -9,23 +9,25 @@ import type { PortabilityPort } from '../admin/index.js';
 import { packageVersion } from '../build/index.js';
 import { notFound } from '../errors/index.js';
 import { findApp } from '../store/index.js';
+import type { Clusters } from '../store/index.js';
 import { ExportLinks } from './exportLinks.js';
 import { installPortability } from './routes/portability.js';
 import type { ServerOptions } from './server.js';
 
-export function portabilityOf(app: FastifyInstance, options: ServerOptions, publicUrl: () => string, filesReleased: () => void): PortabilityPort {
+export function portabilityOf(app: FastifyInstance, options: ServerOptions, clusters: Clusters, publicUrl: () => string, filesReleased: () => void): PortabilityPort {
   const storage = options.files?.storage;
-  const portability = createPortability(options.store, {
+  const portability = createPortability(clusters, {
     oidc: options.oidc,
     functions: options.functions,
     files: storage && { storage, released: filesReleased },
     version: packageVersion(),
   });
   const links = new ExportLinks(options.secretKey ?? `export links of ${options.adminKey}`);
-  installPortability(app, { store: options.store, portability, links, platformKey: options.adminKey, publicUrl });
+  const find = async (appId: string) => findApp((await clusters.home(appId)).store, appId);
+  installPortability(app, { findApp: find, portability, links, platformKey: options.adminKey, publicUrl });
   return {
     async exportUrl(appId) {
-      const found = await findApp(options.store, appId);
+      const found = await find(appId);
       if (!found) throw notFound(`No app with id or name "${appId}"`);
       const { token, expiresAt } = links.sign(found.id);
       return { url: `${publicUrl().replace(/\/+$/, '')}/admin/exports/${token}`, expiresAt };

@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { withProbes } from '../store/index.js';
-import type { Store } from '../store/index.js';
+import { Clusters, withProbes } from '../store/index.js';
+import type { AppHome, Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
 import { installCompression } from './plugins/compression.js';
@@ -54,7 +54,14 @@ export interface LogDestination {
 }
 
 export interface ServerOptions {
+  /** The store holding the catalog (and the apps of cluster `main`). */
   store: Store;
+  /**
+   * The clusters apps live on, `main` being `store` (default: `store` alone, and the clusters
+   * the catalog records, opened without a way to unseal their URLs). Started and closed with
+   * the server; `store` itself is not closed.
+   */
+  clusters?: Clusters | undefined;
   admin: AdminService;
   /** The platform key the management API wants as its bearer token. */
   adminKey: string;
@@ -167,19 +174,40 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installRequestId(app);
   installDrain(app);
   const metrics = installMetrics(app, options.store);
-  // Every statement the server runs for the data API, realtime and logins is timed (metrics).
-  const store = withProbes(options.store, options.tracer ? [metrics.statements, statementSpans(options.tracer)] : [metrics.statements]);
+  // Every statement the server runs for the data API, realtime and logins is timed (metrics),
+  // on every cluster.
+  const probes = options.tracer ? [metrics.statements, statementSpans(options.tracer)] : [metrics.statements];
+  const store = withProbes(options.store, probes);
+  const clusters = options.clusters ?? new Clusters(options.store);
+  const probedStores = new WeakMap<Store, Store>([[options.store, store]]);
+  const probed = (home: AppHome): AppHome => {
+    let wrapped = probedStores.get(home.store);
+    if (!wrapped) probedStores.set(home.store, (wrapped = withProbes(home.store, probes)));
+    return { cluster: home.cluster, store: wrapped };
+  };
+  const homes = {
+    home: async (appId: string) => probed(await clusters.home(appId)),
+    listen: (channel: string, handler: (payload: string, store: Store) => void) => clusters.listen(channel, (payload, home) => handler(payload, probed(home).store)),
+  };
+  app.addHook('onReady', async () => clusters.start());
+  app.addHook('onClose', async () => clusters.close());
   installRequestLog(app);
   installErrorHandling(app, bodyLimit);
-  installHealth(app, options.store);
+  installHealth(app, { store: options.store, clusters: () => clusters.homes() });
   if (options.compression) installCompression(app);
-  const outbox = new OutboxSignal(store);
+  // Each cluster's outbox tells that cluster's workers (on every instance) of new deliveries.
+  const outboxes = new WeakMap<Store, OutboxSignal>();
+  const outboxOf = (on: Store): OutboxSignal => {
+    let signal = outboxes.get(on);
+    if (!signal) outboxes.set(on, (signal = new OutboxSignal(on)));
+    return signal;
+  };
   const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
   const pads = signer.pads();
   const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime), variant: variantName };
-  const registry = new AppRegistry(store, {
+  const registry = new AppRegistry(homes, {
     onUpgradeError: (appId, err) => app.log.error({ err, appId }, 'the built-in fields could not be added to the app'),
-    eventsQueued: () => outbox.queued(),
+    eventsQueued: (on) => outboxOf(on).queued(),
     files: fileUrls,
     cacheBytes: options.appCacheBytes,
   });
@@ -188,32 +216,56 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const calling = options.functions && {
     secrets: new FunctionSecrets(options.functions.secrets),
     allowPrivate: options.functions.allowPrivate,
-    observe: functionMetrics(metrics.registry, { pending: () => pendingDeliveries(store) }),
+    observe: functionMetrics(metrics.registry, { pending: async () => sum(await Promise.all(clusters.homes().map((home) => pendingDeliveries(probed(home).store).catch(() => 0)))) }),
   };
-  if (options.functions && calling) {
-    const worker = new DeliveryWorker({
-      store,
-      secrets: calling.secrets,
-      allowPrivate: calling.allowPrivate,
-      schedule: options.functions.schedule,
-      observe: calling.observe,
-      log: app.log.child({ component: 'functions' }),
-    });
-    app.addHook('onReady', async () => worker.start());
-    // preClose: onClose hooks run in reverse order, after the one closing the store (start.ts);
-    // the worker gives back what it holds while the store is still open.
-    app.addHook('preClose', async () => worker.stop());
-  }
+  // Workers beside each cluster (its outbox, its file removals, its expired sessions), started
+  // when the server is ready and for each cluster added later. preClose: onClose hooks run
+  // after the one closing the stores (start.ts); workers give back what they hold first.
   const storage = options.files?.storage;
-  const remover = storage && options.files?.removals !== false
-    ? new FileRemover(options.store, storage, {
-        intervalMs: options.files?.removalIntervalMs,
-        onError: (err, key) => app.log.warn({ err, key }, 'file bytes not removed yet (tried again later)'),
-      })
-    : undefined;
-  app.addHook('onReady', async () => remover?.start());
+  const removers = new Set<FileRemover>();
+  const functionsSetup = options.functions;
+  let stopWorkers: (() => Promise<void>) | undefined;
+  app.addHook('onReady', async () => {
+    stopWorkers = clusters.each((home) => {
+      const on = probed(home).store;
+      const worker = functionsSetup && calling
+        ? new DeliveryWorker({
+            store: on,
+            secrets: calling.secrets,
+            allowPrivate: calling.allowPrivate,
+            schedule: functionsSetup.schedule,
+            observe: calling.observe,
+            log: app.log.child({ component: 'functions', cluster: home.cluster }),
+          })
+        : undefined;
+      void worker?.start().catch((err: unknown) => app.log.error({ err, cluster: home.cluster }, 'the delivery worker did not start'));
+      const remover = storage && options.files?.removals !== false
+        ? new FileRemover(home.store, storage, {
+            intervalMs: options.files?.removalIntervalMs,
+            onError: (err, key) => app.log.warn({ err, key, cluster: home.cluster }, 'file bytes not removed yet (tried again later)'),
+          })
+        : undefined;
+      if (remover) {
+        removers.add(remover);
+        remover.start();
+      }
+      const stopPruning = pruneSessionsHourly(on, (err) => app.log.warn({ err, cluster: home.cluster }, 'expired sessions not pruned'));
+      return async () => {
+        stopPruning();
+        await worker?.stop();
+        if (remover) {
+          removers.delete(remover);
+          await remover.stop();
+        }
+      };
+    });
+  });
+  app.addHook('preClose', async () => stopWorkers?.());
+  const wakeRemovers = () => {
+    for (const remover of removers) remover.wake();
+  };
   app.addHook('onClose', async () => {
-    await remover?.stop();
+    await stopWorkers?.();
     await storage?.close();
   });
   const cors = { origins: options.corsOrigins ?? [], registry };
@@ -225,14 +277,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', async () => traffic.stop());
   const mailer = new Mailer(options.mail ?? {});
   app.addHook('onClose', async () => mailer.close());
-  const portability = portabilityOf(app, options, publicUrl, () => remover?.wake());
+  const portability = portabilityOf(app, options, clusters, publicUrl, wakeRemovers);
   installAdminGraphql(app, { admin: invalidating(options.admin, registry), platformKey: options.adminKey, publicUrl, traffic: trafficSource(traffic), mail: mailTester(registry, mailer), portability });
+  // Login failures are counted in the catalog, for the apps of every cluster.
   const throttle = new LoginThrottle(store, options.loginLimits);
-  let stopPruning: (() => void) | undefined;
-  app.addHook('onReady', async () => {
-    stopPruning = pruneSessionsHourly(store, (err) => app.log.warn({ err }, 'expired sessions not pruned'));
-  });
-  app.addHook('onClose', async () => stopPruning?.());
   const directory = new SubscriberDirectory(store);
   installUpgrades(app, { maxPayload: bodyLimit });
   const persisted = new PersistedQueries();
@@ -241,12 +289,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     traffic.record(operation);
   };
   const tokens = new UserTokenCache();
-  app.addHook('onReady', async () => tokens.start(store));
+  app.addHook('onReady', async () => tokens.start(homes));
   app.addHook('onClose', async () => tokens.stop());
-  const operations = new AppOperations({ store, registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling, blobsRemoved: () => remover?.wake(), tokens });
+  const operations = new AppOperations({ registry, platformKey: options.adminKey, throttle, mailer, directory, persisted, oidc: options.oidc, functions: calling, blobsRemoved: wakeRemovers, tokens });
   const webSocket = installAppSubscriptions(app, {
     operations,
-    store,
+    listen: homes.listen,
     metrics: metrics.registry,
     originAllowed: (request) => allowedOrigin(cors, request),
     onConnectionClosed: (seconds) => metrics.record('GET', '/graphql/:appId', 101, seconds),
@@ -263,20 +311,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // A server that keeps no files answers multipart bodies 415, as any other media type.
     if (storage) {
       installMultipart(scope, {
-        store,
         registry,
         storage,
         fieldLimit: bodyLimit,
         identify: (live, authorization) => operations.identify(live, authorization),
-        released: () => remover?.wake(),
+        released: wakeRemovers,
         onError: (err) => app.log.warn({ err }, 'uploads not released'),
       });
     }
     installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
   });
-  installFileDownloads(app, { store, registry, signer, storage });
+  installFileDownloads(app, { registry, signer, storage });
   installConsole(app);
   return app;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
 }
 
 /**

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createAdminService } from '../admin/index.js';
 import type { AdminService } from '../admin/index.js';
-import { ensureCatalog, openStore } from '../store/index.js';
+import { Clusters, ensureCatalog, openStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { ServerConfig } from './config.js';
@@ -126,10 +126,17 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const store = await openConfiguredStore(config);
   const oidc = new OidcRelyingParty({ secrets: new SecretBox(secretKey.key), outbound: { allowPrivate: config.allowPrivateNetworks } });
   const functions = { secrets: new SecretBox(secretKey.key), allowPrivate: config.allowPrivateNetworks };
-  const admin = createAdminService(store, { oidc, functions });
+  // Cluster URLs are sealed under the secret key, like every other stored secret.
+  const clusters = new Clusters(store, {
+    sealer: new SecretBox(secretKey.key),
+    poolSize: config.dbPoolSize,
+    onOpenError: (cluster, err) => app.log.error({ err, cluster }, 'a cluster could not be opened: its apps answer UNAVAILABLE'),
+  });
+  const admin = createAdminService(clusters, { oidc, functions });
   const tracing = config.tracing ? await startTracing(config.tracing, packageVersion()) : undefined;
   const app = createServer({
     store,
+    clusters,
     admin,
     adminKey: platformKey.key,
     publicUrl: config.publicUrl,

@@ -66,3 +66,17 @@ export function connectionBroken(err: unknown): boolean {
   const driver = driverError(err);
   return driver === undefined || driver.severity === 'FATAL' || driver.severity === 'PANIC';
 }
+
+/**
+ * A connection that could not be made (refused, timed out, the server starting up or gone):
+ * `UNAVAILABLE`, retryable in a second, naming the cluster when the store is one. The driver's
+ * error stays as the cause, for the log. A database error the server reported (a wrong
+ * password, an unknown database) is a configuration fault: internal.
+ */
+export function unreachable(err: unknown, cluster: string | undefined): Error {
+  const state = sqlState(err);
+  if (state !== undefined && !state.startsWith('08') && state !== '57P03') return databaseError(err);
+  const where = cluster ? `The database of cluster "${cluster}"` : 'The database';
+  const error = new TesseraError('UNAVAILABLE', `${where} cannot be reached; try again shortly`, { retryAfter: 1, ...(cluster ? { cluster } : {}) });
+  return Object.assign(error, { cause: err });
+}

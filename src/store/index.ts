@@ -6,6 +6,8 @@ export { withStatementTimeout } from './bounded.js';
 export { withProbes } from './probed.js';
 export type { ProbeRun, StatementKind, StatementProbe } from './probed.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
+export { Clusters } from './clusters.js';
+export type { AppHome, ClusterView, ClustersOptions, UrlSealer } from './clusters.js';
 export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';
 export { USERS_CHANNEL, userChangedNotice } from './channels.js';
@@ -14,6 +16,8 @@ export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } fr
 export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';
 export { catalogVersion, ensureCatalog } from './catalog/ensure.js';
 export { deleteApp, findApp, insertApp, listApps, lockApp, updateAppSettings } from './catalog/apps.js';
+export { CLUSTER_NAME_PATTERN, MAIN_CLUSTER, PLACEMENTS_CHANNEL, deletePlacement, findPlacement, insertCluster, insertPlacement, isClusterName, listClusterRows, placedApps, placementCounts } from './catalog/clusters.js';
+export type { ClusterRow, PlacementRow } from './catalog/clusters.js';
 export type { AppRow } from './catalog/apps.js';
 export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schemaVersions.js';
 export type { SchemaVersionRow } from './catalog/schemaVersions.js';

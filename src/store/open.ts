@@ -20,6 +20,10 @@ export interface OpenStoreOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: connections in the pool (default 10). */
   maxConnections?: number;
+  /** PostgreSQL: the cluster the database is, named in errors when it cannot be reached (default `main`). */
+  cluster?: string;
+  /** PostgreSQL: fail at once when the database cannot be reached (default true; false: connect on first use). */
+  probe?: boolean;
 }
 
 /** Where the embedded store keeps its database inside a data directory. */
@@ -32,10 +36,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     const { PostgresStore } = await import('./postgres.js');
     const store = new PostgresStore({
       databaseUrl: options.databaseUrl,
+      cluster: options.cluster ?? 'main',
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
       ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     });
     // Fail at start-up, not on the first request, when the database cannot be reached.
+    if (options.probe === false) return store;
     try {
       await store.query(sql`SELECT 1`);
     } catch (err) {

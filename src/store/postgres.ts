@@ -7,7 +7,7 @@ import type { ClientConfig, PoolClient } from 'pg';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { connectionBroken, databaseError, statementError } from './errors.js';
+import { connectionBroken, databaseError, statementError, unreachable } from './errors.js';
 import { PgListener } from './listener.js';
 import { pgTypes } from './pgTypes.js';
 import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
@@ -30,7 +30,15 @@ export interface PostgresOptions {
    * connection would grow to gigabytes (docs/scaling.md).
    */
   connectionUses?: number;
+  /**
+   * The cluster this store is (errors name it). A connection that cannot be made within the
+   * statement timeout is answered `UNAVAILABLE` with a `Retry-After` of a second.
+   */
+  cluster?: string;
 }
+
+/** How long a new connection may take when no statement timeout bounds it. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Default uses of a pooled connection: at most ~200 MiB of catalog caches per backend, one reconnect per 2,000 statements. */
 export const CONNECTION_USES = 2_000;
@@ -55,6 +63,7 @@ export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #listener: PgListener;
   readonly #timeoutMs: number;
+  readonly #cluster: string | undefined;
   /**
    * Each connection's session `statement_timeout` where it differs from the default (it was
    * set for a call that asked for another): reset lazily, by the next call that wants another.
@@ -64,6 +73,7 @@ export class PostgresStore implements Store {
 
   constructor(options: PostgresOptions) {
     this.#timeoutMs = options.statementTimeoutMs ?? DEFAULT_SETTINGS.statementTimeoutMs;
+    this.#cluster = options.cluster;
     const config: ClientConfig = {
       connectionString: options.databaseUrl,
       types: pgTypes,
@@ -71,7 +81,13 @@ export class PostgresStore implements Store {
       // the default timeout comes with the connection, at no cost per statement.
       options: `-c TimeZone=UTC -c statement_timeout=${this.#timeoutMs}`,
     };
-    this.#pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10, maxUses: options.connectionUses ?? CONNECTION_USES });
+    this.#pool = new pg.Pool({
+      ...config,
+      max: options.maxConnections ?? 10,
+      maxUses: options.connectionUses ?? CONNECTION_USES,
+      // A server that does not answer is given up on within the statement timeout.
+      connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
+    });
     // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
     this.#pool.on('error', () => undefined);
     this.#listener = new PgListener(config);
@@ -158,7 +174,7 @@ export class PostgresStore implements Store {
     try {
       client = await this.#pool.connect();
     } catch (err) {
-      throw databaseError(err);
+      throw unreachable(err, this.#cluster);
     }
     // A connection that fails while checked out reports it as an 'error' event, which would be
     // an uncaught exception without a listener; the statement in flight fails on its own.

@@ -156,7 +156,7 @@ describe('routes', () => {
     const health = await fetch(`${server.base}/healthz`);
     expect([health.status, await jsonOf(health)]).toEqual([200, { status: 'ok' }]);
     const ready = await fetch(`${server.base}/readyz`);
-    expect([ready.status, await jsonOf(ready)]).toEqual([200, { status: 'ok' }]);
+    expect([ready.status, await jsonOf(ready)]).toEqual([200, { status: 'ok', clusters: [{ name: 'main', status: 'ok' }] }]);
   });
 
   it('serves Prometheus metrics labelled by route pattern, never by app id', async () => {

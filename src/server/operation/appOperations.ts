@@ -11,7 +11,6 @@ import { executeOperation } from '../../compile/index.js';
 import type { ErrorCode } from '../../errors/index.js';
 import type { OidcRelyingParty } from '../../oidc/index.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
-import type { Store } from '../../store/index.js';
 import { mutationPorts } from '../appPorts.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import type { FunctionCalling } from '../../functions/index.js';
@@ -24,7 +23,6 @@ import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOpt
 import { prepareOperation } from './prepare.js';
 
 export interface OperationServices {
-  store: Store;
   registry: AppRegistry;
   /** The platform key: an admin credential on every app. */
   platformKey: string;
@@ -106,7 +104,7 @@ export class AppOperations {
     }
     const run = await executeOperation({
       app: live.context,
-      store: services.store,
+      store: live.store,
       ports: mutationPorts(live, services, call.address, call.log, services.directory),
       document,
       query: resolved.query,

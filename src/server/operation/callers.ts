@@ -5,7 +5,6 @@
 import { TOKEN_REFUSED, tokenUser, userApiId } from '../../accounts/index.js';
 import type { UserTokenCache } from '../../accounts/index.js';
 import { unauthenticated } from '../../errors/index.js';
-import type { Store } from '../../store/index.js';
 import { accountApp } from '../appRegistry.js';
 import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import { keysMatch } from '../platformKey.js';
@@ -14,7 +13,6 @@ import { keysMatch } from '../platformKey.js';
 export type Caller = { kind: 'anonymous' } | { kind: 'admin'; operator: boolean } | { kind: 'user'; userId: string };
 
 export interface CallerSources {
-  store: Store;
   registry: AppRegistry;
   /** The platform key: it administers every app, so it is an admin credential on each. */
   platformKey: string;
@@ -38,11 +36,11 @@ export async function callerOf(sources: CallerSources, app: LiveApp, authorizati
   const token = bearerToken(authorization);
   if (token === undefined) return { kind: 'anonymous' };
   if (token.startsWith('tat_')) {
-    if (await sources.registry.isAdminToken(app.id, token)) return { kind: 'admin', operator: false };
+    if (await sources.registry.isAdminToken(app, token)) return { kind: 'admin', operator: false };
     throw unauthenticated(TOKEN_REFUSED);
   }
   if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
-  return { kind: 'user', userId: await tokenUser(sources.store, accountApp(app), token, sources.tokens) };
+  return { kind: 'user', userId: await tokenUser(app.store, accountApp(app), token, sources.tokens) };
 }
 
 /** Who asked, as an app's request log shows it: the kind of caller, and a user's API id. */

@@ -54,6 +54,9 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     const response = errorResponse(err, request.id, bodyLimit);
     if (response.internal) request.log.error({ err }, 'request failed');
     else request.log.info({ code: response.body.errors[0]?.extensions?.code }, 'request refused');
+    // A refusal that says when to come back (a database out of reach) says it in HTTP too.
+    const retryAfter = response.body.errors[0]?.extensions?.retryAfter;
+    if (typeof retryAfter === 'number' && response.status >= 429) void reply.header('retry-after', String(retryAfter));
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
 

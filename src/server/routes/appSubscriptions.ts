@@ -14,8 +14,7 @@ import type { ExecutionResult } from 'graphql';
 import { planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
 import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
-import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory } from '../../realtime/index.js';
-import type { Store } from '../../store/index.js';
+import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory, HubOptions } from '../../realtime/index.js';
 import { unknownApp } from '../appPorts.js';
 import type { LiveApp } from '../appRegistry.js';
 import { errorBody } from '../clientErrors.js';
@@ -39,7 +38,8 @@ export interface AppSubscriptionOptions {
   originAllowed?: (request: FastifyRequest) => Promise<boolean>;
   /** The operation core every transport shares. */
   operations: AppOperations;
-  store: Store;
+  /** Subscribes to a channel on every store apps live on (see HubOptions.listen). */
+  listen: HubOptions['listen'];
   /** Where the subscription gauges are registered. */
   metrics: Registry;
   /** How often an open connection's credentials are checked again. */
@@ -76,7 +76,7 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
     registers: [options.metrics],
   });
   const hub = new RealtimeHub({
-    store: options.store,
+    listen: options.listen,
     directory: options.directory,
     maxCallers: options.maxCallersPerStatement,
     current: async (appId) => (await options.operations.app(appId))?.context,
@@ -258,7 +258,7 @@ async function subscribe(options: AppSubscriptionOptions, hub: RealtimeHub, live
   let plan;
   connection.planning += 1;
   try {
-    plan = await planSubscription({ app: live.context, document, operationName, variables, admin: caller.kind === 'admin', userId: caller.kind === 'user' ? caller.userId : undefined }, options.store);
+    plan = await planSubscription({ app: live.context, document, operationName, variables, admin: caller.kind === 'admin', userId: caller.kind === 'user' ? caller.userId : undefined }, live.store);
   } catch (err) {
     return { kind: 'errors', errors: format([asGraphQLError(err)], 'BAD_USER_INPUT') };
   } finally {

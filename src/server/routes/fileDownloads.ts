@@ -16,7 +16,6 @@ import { unknownApp } from '../appPorts.js';
 import type { AppRegistry } from '../appRegistry.js';
 
 export interface FileDownloadOptions {
-  store: Store;
   registry: AppRegistry;
   signer: FileUrlSigner;
   /** Absent: the server keeps no files, and every download is 404. */
@@ -51,7 +50,7 @@ export function installFileDownloads(app: FastifyInstance, options: FileDownload
     const live = await options.registry.get(appId);
     if (!live) throw notFound(unknownApp(appId));
     const storage = options.storage;
-    const row = storage ? await findFileRow(live.context, options.store, fileId) : null;
+    const row = storage ? await findFileRow(live.context, live.store, fileId) : null;
     if (!row || !storage || !variants) throw notFound('No such file');
 
     let download: Download = { key: row.key, size: row.size, etag: `"${row.sha256}"`, contentType: row.contentType, name: row.name, modifiedAt: row.modifiedAt };
@@ -60,7 +59,7 @@ export function installFileDownloads(app: FastifyInstance, options: FileDownload
       const key = variantKey(row.key, variant, format);
       const gone = async () => {
         // Deleted while its variant was made: the removal may have run before the variant landed.
-        if (await stillThere(live.context, options.store, fileId)) return false;
+        if (await stillThere(live.context, live.store, fileId)) return false;
         await storage.remove(key);
         return true;
       };

@@ -13,8 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { ARCHIVE_MEDIA_TYPE, ArchiveWriter } from '../../archive/index.js';
 import type { Portability } from '../../admin/index.js';
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
-import { findApp } from '../../store/index.js';
-import type { Store } from '../../store/index.js';
+import type { AppRow } from '../../store/index.js';
 import { errorResponse } from '../clientErrors.js';
 import type { ExportLinks } from '../exportLinks.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
@@ -24,7 +23,8 @@ export const IMPORT_PATH = '/admin/apps/import';
 const PROGRESS_MEDIA_TYPE = 'application/x-ndjson';
 
 export interface PortabilityRouteOptions {
-  store: Store;
+  /** The app with this id, wherever it lives; null when there is none. */
+  findApp(appId: string): Promise<AppRow | null>;
   portability: Portability;
   links: ExportLinks;
   platformKey: string;
@@ -40,7 +40,7 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
   app.get<{ Params: { token: string } }>(EXPORT_PATH, async (request, reply) => {
     const appId = options.links.verify(request.params.token);
     if (!appId) throw new TesseraError('FORBIDDEN', 'The export link is invalid or has expired; ask exportApp for a new one');
-    const found = await findApp(options.store, appId);
+    const found = await options.findApp(appId);
     if (!found || found.id !== appId) throw notFound('The app of this export link no longer exists');
     await options.portability.checkExportable(appId);
     const writer = new ArchiveWriter();

@@ -326,6 +326,31 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`CREATE INDEX function_deliveries_settled_idx ON tessera.function_deliveries (created_at) WHERE status <> 'pending'`,
     ],
   },
+  {
+    version: 13,
+    name: 'clusters and app placements',
+    statements: [
+      // PostgreSQL servers beside the one holding the catalog (named `main`, never listed
+      // here): the connection URL is sealed (it holds a password) under the server's secret key.
+      sql`CREATE TABLE tessera.clusters (
+        name text PRIMARY KEY,
+        url_sealed text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      // Where each app lives. An app lives wholly on its cluster (its catalog rows and its
+      // schema, so that its data and catalog change in one transaction); this row, on the
+      // catalog's cluster only, makes its id and name known there, where names are unique
+      // across clusters. Apps made before clusters existed live on `main`.
+      sql`CREATE TABLE tessera.app_placements (
+        app_id text PRIMARY KEY,
+        name text NOT NULL UNIQUE,
+        cluster text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      sql`CREATE INDEX app_placements_cluster_idx ON tessera.app_placements (cluster)`,
+      sql`INSERT INTO tessera.app_placements (app_id, name, cluster) SELECT id, name, 'main' FROM tessera.apps`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */
