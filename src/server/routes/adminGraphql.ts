@@ -3,12 +3,7 @@
 // A GraphQL multipart request (importApp's archive) is read after the platform key is checked:
 // its one file is spooled to a temporary file, removed before the answer is sent.
 
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UploadedArchive, createAdminContext, createAdminSchema } from '../../admin/index.js';
 import type { AdminService, MailTester, PortabilityPort, TrafficSource } from '../../admin/index.js';
@@ -17,6 +12,8 @@ import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
 import { readParts, specOperation } from '../multipart.js';
 import { schemaOperations } from '../operation/schemaOperations.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
+import { createSpool } from '../spool.js';
+import type { Spool } from '../spool.js';
 
 export const ADMIN_PATH = '/admin/graphql';
 
@@ -37,20 +34,19 @@ export interface AdminRouteOptions {
  * Answers the function that removes the request's spool (a no-op for other requests).
  */
 function installUploads(scope: FastifyInstance): (request: FastifyRequest) => Promise<void> {
-  const spools = new WeakMap<FastifyRequest, string>();
+  const spools = new WeakMap<FastifyRequest, Spool>();
   const removeSpool = async (request: FastifyRequest) => {
-    const dir = spools.get(request);
+    const spool = spools.get(request);
     spools.delete(request);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await spool?.remove();
   };
   scope.addContentTypeParser('multipart/form-data', async (request: FastifyRequest, payload: IncomingMessage) => {
-    const dir = await mkdtemp(join(tmpdir(), 'tessera-upload-'));
-    spools.set(request, dir);
+    const spool = await createSpool('tessera-upload-');
+    spools.set(request, spool);
     try {
       const parts = await readParts(payload, request.headers, { fieldLimit: scope.initialConfig.bodyLimit ?? 1024 * 1024, maxFiles: 1 }, async (stream, filename) => {
-        const path = join(dir, 'upload');
-        await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-        return new UploadedArchive(path, filename);
+        await spool.fill(stream);
+        return new UploadedArchive(spool.path, filename);
       });
       if (!parts.fields.has('operations')) throw badInput('A multipart request to the management API carries "operations", "map" and the file (the GraphQL multipart request specification)');
       return specOperation(parts);

@@ -4,11 +4,7 @@
 // spooled to a temporary file first — at the network's pace, not the database's — and then
 // imported in one transaction; `Accept: application/x-ndjson` streams progress lines.
 
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ARCHIVE_MEDIA_TYPE, ArchiveWriter } from '../../archive/index.js';
 import type { Portability } from '../../admin/index.js';
@@ -17,6 +13,7 @@ import type { AppRow } from '../../store/index.js';
 import { errorResponse } from '../clientErrors.js';
 import type { ExportLinks } from '../exportLinks.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
+import { createSpool } from '../spool.js';
 
 export const EXPORT_PATH = '/admin/exports/:token';
 export const IMPORT_PATH = '/admin/apps/import';
@@ -65,10 +62,9 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
         throw badInput(`Send the archive as the body, with Content-Type: ${ARCHIVE_MEDIA_TYPE}`);
       }
       const name = typeof request.query.name === 'string' && request.query.name !== '' ? request.query.name : undefined;
-      const dir = await mkdtemp(join(tmpdir(), 'tessera-import-'));
+      const spool = await createSpool('tessera-import-');
       try {
-        const spooled = join(dir, 'archive.gz');
-        await pipeline(request.body as NodeJS.ReadableStream, createWriteStream(spooled, { mode: 0o600 }));
+        await spool.fill(request.body as NodeJS.ReadableStream);
         const progress = (request.headers.accept ?? '').includes(PROGRESS_MEDIA_TYPE);
         const answer = (result: Awaited<ReturnType<Portability['importApp']>>) => ({
           app: { id: result.app.id, name: result.app.name, schemaVersion: result.app.schemaVersion, endpoint: `${options.publicUrl().replace(/\/+$/, '')}${result.app.endpointPath}` },
@@ -76,7 +72,7 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
           warnings: result.warnings,
         });
         if (!progress) {
-          const result = await options.portability.importApp(createReadStream(spooled), { name });
+          const result = await options.portability.importApp(createReadStream(spool.path), { name });
           request.log.info({ appId: result.app.id, rows: result.rows }, 'app imported');
           return reply.code(200).send(answer(result));
         }
@@ -91,7 +87,7 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
           raw.write(`${JSON.stringify({ progress: { rows } })}\n`);
         };
         try {
-          const result = await options.portability.importApp(createReadStream(spooled), { name, onProgress });
+          const result = await options.portability.importApp(createReadStream(spool.path), { name, onProgress });
           request.log.info({ appId: result.app.id, rows: result.rows }, 'app imported');
           raw.end(`${JSON.stringify(answer(result))}\n`);
         } catch (err) {
@@ -101,7 +97,7 @@ export function installPortability(app: FastifyInstance, options: PortabilityRou
         }
         return reply;
       } finally {
-        await rm(dir, { recursive: true, force: true });
+        await spool.remove();
       }
     });
   });
