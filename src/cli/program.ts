@@ -3,6 +3,7 @@
 
 import { Command } from 'commander';
 import { registerAppCommands } from './commands/app.js';
+import { registerClusterCommands } from './commands/cluster.js';
 import { registerDocumentCommands } from './commands/documents.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerInitCommand } from './commands/init.js';
@@ -38,11 +39,12 @@ export function buildProgram(io: CliIo): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .addHelpText(
       'after',
-      '\nClient commands (app, schema, token, oidc, documents) reach the server at --url / TESSERA_URL (default http://127.0.0.1:4000)\nwith the platform key from --admin-key / TESSERA_ADMIN_KEY / ./.tessera/admin-key.',
+      '\nClient commands (app, cluster, schema, token, oidc, documents) reach the server at --url / TESSERA_URL (default http://127.0.0.1:4000)\nwith the platform key from --admin-key / TESSERA_ADMIN_KEY / ./.tessera/admin-key.',
     );
 
   registerServerCommands(program, io);
   registerAppCommands(program, io);
+  registerClusterCommands(program, io);
   registerPortabilityCommands(program, io);
   registerSchemaCommands(program, io);
   registerTokenCommands(program, io);

@@ -171,7 +171,7 @@ export class Clusters {
 
   /** Every cluster with its apps and whether it answers now. */
   async list(): Promise<ClusterView[]> {
-    const counts = this.supported ? await placementCounts(this.#main.store) : new Map<string, number>();
+    const counts = await placementCounts(this.#main.store);
     const names = [MAIN_CLUSTER, ...(this.supported ? (await listClusterRows(this.#main.store)).map((r) => r.name) : [])];
     return Promise.all(
       names.map(async (name) => {

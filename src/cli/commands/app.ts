@@ -16,10 +16,11 @@ interface AppRow {
   name: string;
   endpoint: string;
   schemaVersion: number;
+  cluster?: string;
 }
 
 const CREATE_APP = `mutation CreateApp($input: CreateAppInput!) {
-  createApp(input: $input) { app { id name endpoint schemaVersion } }
+  createApp(input: $input) { app { id name endpoint schemaVersion cluster } }
 }`;
 
 const LIST_APPS = `query Apps { apps { id name endpoint schemaVersion } }`;
@@ -55,16 +56,18 @@ export function registerAppCommands(program: Command, io: CliIo): void {
       .command('create')
       .description('create an app from a schema file')
       .argument('<name>', 'app name: letters, digits, "-" and "_", starting with a letter')
-      .requiredOption('--schema <file>', 'the app schema (GraphQL SDL)'),
+      .requiredOption('--schema <file>', 'the app schema (GraphQL SDL)')
+      .option('--cluster <name>', 'the PostgreSQL cluster to place it on (default: the one holding the fewest apps; see tessera cluster list)'),
   )
     .addHelpText('after', '\nExample:\n  tessera app create blog --schema examples/blog/schema.graphql')
-    .action(async (name: string, options: { schema: string }, command: Command) => {
+    .action(async (name: string, options: { schema: string; cluster?: string }, command: Command) => {
       const connection = connectionOf(command, io);
       const schema = await readSchemaFile(options.schema, io);
       try {
-        const data = await adminRequest<{ createApp: { app: AppRow } }>(connection, CREATE_APP, { input: { name, schema } });
+        const data = await adminRequest<{ createApp: { app: AppRow } }>(connection, CREATE_APP, { input: { name, schema, ...(options.cluster ? { cluster: options.cluster } : {}) } });
         const created = data.createApp.app;
-        io.stdout(`created app ${created.name} (id ${created.id}, schema version ${created.schemaVersion})\n`);
+        const where = created.cluster && created.cluster !== 'main' ? `, on cluster ${created.cluster}` : '';
+        io.stdout(`created app ${created.name} (id ${created.id}, schema version ${created.schemaVersion}${where})\n`);
         io.stdout(`endpoint: ${created.endpoint}\n`);
       } catch (err) {
         throw explainSchemaError(err, options.schema, io);
