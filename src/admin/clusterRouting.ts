@@ -4,8 +4,9 @@
 // clusters; listing gathers every cluster's apps.
 
 import { notFound } from '../errors/index.js';
-import { Clusters, MAIN_CLUSTER, deletePlacement, findPlacement, insertPlacement } from '../store/index.js';
+import { Clusters, MAIN_CLUSTER, deletePlacement, deleteTraffic, findPlacement, insertPlacement } from '../store/index.js';
 import type { Store } from '../store/index.js';
+import { moveApp } from './moveApp.js';
 import { storePortability } from './portability.js';
 import type { Portability, PortabilityOptions } from './portability.js';
 import { storeAdminService } from './service.js';
@@ -56,6 +57,14 @@ export function createAdminService(target: Store | Clusters, options: AdminServi
       return clusters.list();
     },
 
+    async moveApp(input) {
+      const moved = await moveApp(clusters, input);
+      const target = await clusters.cluster(moved.to);
+      const app = target && (await serviceOf(target.store).getApp(moved.appId));
+      if (!app) throw notFound(`No app with id or name "${input.appId}"`);
+      return placed(app, moved.to);
+    },
+
     async migrateSchema(input) {
       return (await homeOf(input.appId)).service.migrateSchema(input);
     },
@@ -69,7 +78,10 @@ export function createAdminService(target: Store | Clusters, options: AdminServi
       const placement = await findPlacement(clusters.main, input.appId);
       const { service } = await homeOf(input.appId);
       const deleted = await service.deleteApp(input);
-      if (placement) await deletePlacement(clusters.main, placement.appId);
+      if (placement) {
+        await deletePlacement(clusters.main, placement.appId);
+        await deleteTraffic(clusters.main, placement.appId);
+      }
       return deleted;
     },
 

@@ -32,6 +32,9 @@ const mutation: Record<string, Resolver<unknown, never>> = {
   addCluster: async (_source, { input }: Input<{ name: string; url: string }>, context) => ({
     cluster: await context.admin.addCluster({ name: input.name, url: input.url }),
   }),
+  moveApp: async (_source, { input }: Input<{ appId: string; cluster: string }>, context) => ({
+    app: await context.admin.moveApp({ appId: input.appId, cluster: input.cluster }),
+  }),
   migrateSchema: (
     _source,
     { input }: Input<{ appId: string; schema: string; dryRun?: boolean | null; allowDestructive?: boolean | null }>,

@@ -68,6 +68,8 @@ type Mutation {
   createApp(input: CreateAppInput!): CreateAppPayload!
   "Adds a PostgreSQL server apps can be placed on: it must answer, and its database gets Tessera's catalog schema. PostgreSQL-backed servers only."
   addCluster(input: AddClusterInput!): AddClusterPayload!
+  "Moves an app to another cluster: its data and catalog rows are copied while its writes wait (reads go on), then it is served from there and the old copy is dropped. A write that waited is answered UNAVAILABLE (503, Retry-After) and goes to the new home when sent again."
+  moveApp(input: MoveAppInput!): MoveAppPayload!
   "Plans (and unless dryRun, applies) the change from the live schema to the one given."
   migrateSchema(input: MigrateSchemaInput!): MigrateSchemaPayload!
   "Changes an app's settings; only the settings given change."
@@ -256,6 +258,17 @@ input AddClusterInput {
 
 type AddClusterPayload {
   cluster: Cluster!
+}
+
+input MoveAppInput {
+  "The app's id or name."
+  appId: ID!
+  "The cluster to move it to."
+  cluster: String!
+}
+
+type MoveAppPayload {
+  app: App!
 }
 
 input MigrateSchemaInput {

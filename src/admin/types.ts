@@ -128,7 +128,7 @@ export interface ClusterSummary {
 }
 
 /** The management service of one store's apps (clusterRouting.ts makes the whole AdminService of them). */
-export type StoreAdminService = Omit<AdminService, 'addCluster' | 'clusters'>;
+export type StoreAdminService = Omit<AdminService, 'addCluster' | 'clusters' | 'moveApp'>;
 
 export interface AdminService {
   /** Places the app on `cluster`, or else on the cluster holding the fewest apps. */
@@ -137,6 +137,8 @@ export interface AdminService {
   addCluster(input: { name: string; url: string }): Promise<ClusterSummary>;
   /** Every cluster, `main` first, with its apps and whether it answers. */
   clusters(): Promise<ClusterSummary[]>;
+  /** Copies the app to another cluster (its writes held off meanwhile), serves it from there, and drops the old copy. */
+  moveApp(input: { appId: string; cluster: string }): Promise<AppSummary>;
   migrateSchema(input: { appId: string; schema: string; dryRun?: boolean; allowDestructive?: boolean }): Promise<MigrateResult>;
   updateApp(input: { appId: string; settings: Partial<AppSettings> }): Promise<AppSummary>;
   deleteApp(input: { appId: string }): Promise<boolean>;

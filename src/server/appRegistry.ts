@@ -216,6 +216,17 @@ export class AppRegistry {
     };
   }
 
+  /**
+   * Whether the app has left (or is leaving) the cluster it was loaded from: moveApp is under
+   * way or done. It is then forgotten, so that the next request loads it from its new home.
+   */
+  async relocated(app: LiveApp): Promise<boolean> {
+    const home = await this.#homes.home(app.id).catch(() => undefined);
+    const moved = home !== undefined && (home.moving === true || home.cluster !== app.cluster);
+    if (moved) this.invalidate(app.id);
+    return moved;
+  }
+
   /** Whether `token` is a live admin token of the app. */
   async isAdminToken(app: LiveApp, token: string): Promise<boolean> {
     const hash = tokenHash(token);

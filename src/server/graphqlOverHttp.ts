@@ -73,6 +73,15 @@ function revalidated(request: GraphQLHttpRequest, response: GraphQLHttpResponse)
   return { ...response, headers };
 }
 
+/**
+ * A database out of reach (an app's cluster down, or the app moving to another) is an HTTP
+ * matter too: 503 with Retry-After, whatever the media type.
+ */
+function unreachable(errors: readonly GraphQLFormattedError[]): Record<string, string> | undefined {
+  const error = errors.find((e) => codeOf(e) === 'UNAVAILABLE' && e.extensions?.cluster !== undefined);
+  return error && { 'retry-after': String(error.extensions?.retryAfter ?? 1) };
+}
+
 export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, runner: OperationRunner): Promise<GraphQLHttpAnswer> {
   const refuse = (status: number, mediaType: MediaType, code: ErrorCode, message: string, extra?: Record<string, string>): GraphQLHttpAnswer => ({
     response: respond(status, mediaType, JSON.stringify(errorBody(code, message)), extra),
@@ -98,8 +107,12 @@ export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, runner:
   switch (outcome.kind) {
     case 'early':
       return outcome.value;
-    case 'refused':
-      return { response: respond(resultStatus(mediaType, false, outcome.errors), mediaType, JSON.stringify({ errors: outcome.errors })), note };
+    case 'refused': {
+      const body = JSON.stringify({ errors: outcome.errors });
+      const retry = unreachable(outcome.errors);
+      if (retry) return { response: respond(ERROR_CODES.UNAVAILABLE, mediaType, body, retry), note };
+      return { response: respond(resultStatus(mediaType, false, outcome.errors), mediaType, body), note };
+    }
     case 'subscription':
       // Runners give subscriptions back only to transports that asked for streams.
       throw new Error('A subscription reached GraphQL over HTTP');
@@ -109,9 +122,8 @@ export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, runner:
       // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
       const retryAfter = Math.max(0, ...errors.filter((e) => codeOf(e) === 'RATE_LIMITED').map((e) => Number(e.extensions?.retryAfter ?? 1)));
       if (retryAfter > 0) return { response: respond(ERROR_CODES.RATE_LIMITED, mediaType, body, { 'retry-after': String(retryAfter) }), note };
-      // So is a database out of reach (an app's cluster down, or the app being moved): 503.
-      const unreachable = errors.find((e) => codeOf(e) === 'UNAVAILABLE' && e.extensions?.cluster !== undefined);
-      if (unreachable) return { response: respond(ERROR_CODES.UNAVAILABLE, mediaType, body, { 'retry-after': String(unreachable.extensions?.retryAfter ?? 1) }), note };
+      const retry = unreachable(errors);
+      if (retry) return { response: respond(ERROR_CODES.UNAVAILABLE, mediaType, body, retry), note };
       const response = respond(resultStatus(mediaType, outcome.hasData, errors), mediaType, body);
       return { response: method === 'GET' ? revalidated(request, response) : response, note };
     }

@@ -348,6 +348,7 @@ function invalidating(admin: AdminService, registry: AppRegistry): AdminService 
     migrateSchema: after(admin.migrateSchema.bind(admin)),
     updateApp: after(admin.updateApp.bind(admin)),
     deleteApp: after(admin.deleteApp.bind(admin)),
+    moveApp: after(admin.moveApp.bind(admin)),
     revokeAdminToken: after(admin.revokeAdminToken.bind(admin)),
     rotateSigningKey: after(admin.rotateSigningKey.bind(admin)),
     setTrustedDocuments: after(admin.setTrustedDocuments.bind(admin)),

@@ -45,6 +45,8 @@ export interface ClusterView {
 export interface AppHome {
   cluster: string;
   store: Store;
+  /** The app is being copied to another cluster: its writes are held off (moveApp). */
+  moving?: boolean;
 }
 
 type ChannelHandler = (payload: string, home: AppHome) => void;
@@ -131,12 +133,13 @@ export class Clusters {
   async home(idOrName: string): Promise<AppHome> {
     if (!this.supported) return this.#main;
     const placement = await findPlacement(this.#main.store, idOrName);
-    if (!placement || placement.cluster === MAIN_CLUSTER) return this.#main;
+    const moving = placement?.movingTo ? { moving: true } : {};
+    if (!placement || placement.cluster === MAIN_CLUSTER) return { ...this.#main, ...moving };
     const home = await this.cluster(placement.cluster);
     if (!home) {
       throw new TesseraError('UNAVAILABLE', `The cluster "${placement.cluster}" of this app cannot be opened by this server`, { retryAfter: 1, cluster: placement.cluster });
     }
-    return home;
+    return { ...home, ...moving };
   }
 
   /** Subscribes to a channel on every cluster, those added later included. */

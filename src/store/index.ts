@@ -16,7 +16,8 @@ export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } fr
 export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';
 export { catalogVersion, ensureCatalog } from './catalog/ensure.js';
 export { deleteApp, findApp, insertApp, listApps, lockApp, updateAppSettings } from './catalog/apps.js';
-export { CLUSTER_NAME_PATTERN, MAIN_CLUSTER, PLACEMENTS_CHANNEL, deletePlacement, findPlacement, insertCluster, insertPlacement, isClusterName, listClusterRows, placedApps, placementCounts } from './catalog/clusters.js';
+export { CLUSTER_NAME_PATTERN, MAIN_CLUSTER, PLACEMENTS_CHANNEL, deletePlacement, findPlacement, insertCluster, insertPlacement, isClusterName, listClusterRows, markMoving, movePlacement, placedApps, placementCounts } from './catalog/clusters.js';
+export { copyCatalogRows, dropMovedApp, lockAppTablesForCopy } from './catalog/move.js';
 export type { ClusterRow, PlacementRow } from './catalog/clusters.js';
 export type { AppRow } from './catalog/apps.js';
 export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schemaVersions.js';
@@ -25,7 +26,7 @@ export { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } f
 export { insertSigningKey, listSigningKeys, retireSigningKeys } from './catalog/signingKeys.js';
 export { documentHash, replaceTrustedDocuments, trustedDocuments } from './catalog/trustedDocuments.js';
 export type { TrustedDocumentSet } from './catalog/trustedDocuments.js';
-export { TRAFFIC_BUCKETS_MS, addTraffic, pruneTraffic, trafficSince } from './catalog/traffic.js';
+export { TRAFFIC_BUCKETS_MS, addTraffic, deleteTraffic, pruneTraffic, trafficSince } from './catalog/traffic.js';
 export type { TrafficRow } from './catalog/traffic.js';
 export type { SigningKeyRow } from './catalog/signingKeys.js';
 export { insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, pruneRefreshTokens, raiseGeneration, revokeFamily, revokeUserTokens, userGeneration } from './catalog/sessions.js';

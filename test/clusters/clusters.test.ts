@@ -227,6 +227,84 @@ describe.runIf(STORES.includes('postgres'))('clusters (postgres)', () => {
     expect(read.body.data.viewer.allNotes.edges).toHaveLength(2);
   });
 
+  it('moves an app to the other cluster and back while a writer runs: no acknowledged write is lost', async () => {
+    const mover = await createApp(one, 'mover', 'main');
+    expect(mover.cluster).toBe('main');
+    const signUp = await gql(one.base, mover.id, undefined, 'mutation { createUser(input: { username: "bo", password: "correct horse battery" }) { token } }');
+    const userToken: string = signUp.body.data.createUser.token;
+    for (let i = 0; i < 20; i++) {
+      const batch = await gql(one.base, mover.id, mover.token, `mutation { ${Array.from({ length: 10 }, (_, j) => `n${j}: createNote(input: { text: "seed ${i}-${j}" }) { changedNote { id } }`).join(' ')} }`);
+      expect(batch.body.errors).toBeUndefined();
+    }
+    // Subscribed on the other instance before the move, heard after it.
+    const c = client(`${two.base}/graphql/${mover.id}`, mover.token);
+    const events = subscribe(c, 'subscription { subscribeToNote(mutations: [createNote]) { value { text } } }');
+    await waitForSubscriptions(two.base, 1);
+
+    const acknowledged: string[] = [];
+    let running = true;
+    const writer = (async () => {
+      for (let n = 0; running; n++) {
+        const text = `w${n}`;
+        for (;;) {
+          const reply = await gql(n % 2 === 0 ? one.base : two.base, mover.id, mover.token, 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { id } } }', { t: text });
+          if (reply.status === 200 && !reply.body.errors) {
+            acknowledged.push(text);
+            break;
+          }
+          // A write held off by the move is refused as a whole, to be sent again.
+          expect(reply.status).toBe(503);
+          expect(codes(reply.body)).toEqual(['UNAVAILABLE']);
+          expect(reply.headers.get('retry-after')).toBe('1');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    })();
+    const move = (cluster: string) => admin(one, 'mutation($i: MoveAppInput!) { moveApp(input: $i) { app { id cluster schemaVersion } } }', { i: { appId: 'mover', cluster } });
+    try {
+      while (acknowledged.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      const there = await move('east');
+      expect(there.body.errors).toBeUndefined();
+      expect(there.body.data.moveApp.app).toEqual({ id: mover.id, cluster: 'east', schemaVersion: 1 });
+      expect(await schemaOn(east.url, mover.id)).toBe(true);
+      expect(await schemaOn(main.databaseUrl!, mover.id)).toBe(false);
+      const atMove = acknowledged.length;
+      while (acknowledged.length < atMove + 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      const back = await move('main');
+      expect(back.body.data.moveApp.app.cluster).toBe('main');
+      expect(await schemaOn(east.url, mover.id)).toBe(false);
+      expect(await schemaOn(main.databaseUrl!, mover.id)).toBe(true);
+      const atReturn = acknowledged.length;
+      while (acknowledged.length < atReturn + 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      running = false;
+      await writer;
+    }
+    const all = await gql(one.base, mover.id, mover.token, '{ viewer { allNotes(first: 1000) { edges { node { text } } } } }');
+    const texts: string[] = all.body.data.viewer.allNotes.edges.map((e: Json) => e.node.text);
+    const written = texts.filter((t) => t.startsWith('w')).sort();
+    expect(written).toEqual([...acknowledged].sort());
+    expect(texts.filter((t) => t.startsWith('seed'))).toHaveLength(200);
+    // Users, their tokens and the app's admin token came along.
+    const me = await gql(two.base, mover.id, userToken, '{ viewer { user { username } } }');
+    expect(me.body.data.viewer.user).toEqual({ username: 'bo' });
+    const login = await gql(one.base, mover.id, undefined, 'mutation { loginUser(input: { username: "bo", password: "correct horse battery" }) { token } }');
+    expect(typeof login.body.data.loginUser.token).toBe('string');
+    // The subscription made before the moves heard every acknowledged write, and still hears new ones.
+    await gql(one.base, mover.id, mover.token, 'mutation { createNote(input: { text: "after the moves" }) { changedNote { id } } }');
+    const received = await events.take(acknowledged.length + 1, 10_000);
+    expect(received.map((e: Json) => e.data.subscribeToNote.value.text).sort()).toEqual([...acknowledged, 'after the moves'].sort());
+    await events.close();
+    await c.dispose();
+  });
+
+  it('refuses to move an app to a cluster that does not exist, leaving it where it is', async () => {
+    const refused = await admin(one, 'mutation { moveApp(input: { appId: "eastapp", cluster: "west" }) { app { id } } }');
+    expect(codes(refused.body)).toEqual(['NOT_FOUND']);
+    const app = (await admin(one, '{ app(id: "eastapp") { cluster } }')).body.data.app;
+    expect(app).toEqual({ cluster: 'east' });
+  });
+
   it('forks an app beside its original, and deletes it from its cluster, freeing its name', async () => {
     const fork = await admin(one, 'mutation { forkApp(input: { appId: "eastapp", name: "eastfork" }) { app { id cluster } } }');
     expect(fork.body.errors).toBeUndefined();
@@ -269,6 +347,8 @@ describe.runIf(STORES.includes('embedded'))('clusters (embedded)', () => {
     const added = await admin(server, 'mutation { addCluster(input: { name: "east", url: "postgres://postgres@127.0.0.1:5432/postgres" }) { cluster { name } } }');
     expect(codes(added.body)).toEqual(['BAD_USER_INPUT']);
     expect(added.body.errors[0].message).toMatch(/PostgreSQL/);
+    const moved = await admin(server, 'mutation { moveApp(input: { appId: "local", cluster: "main" }) { app { id } } }');
+    expect(codes(moved.body)).toEqual(['BAD_USER_INPUT']);
     expect(codes((await admin(server, 'mutation($i: CreateAppInput!) { createApp(input: $i) { app { id } } }', { i: { name: 'x', schema: SCHEMA, cluster: 'east' } })).body)).toEqual(['NOT_FOUND']);
     expect((await admin(server, '{ clusters { name apps } }')).body.data.clusters).toEqual([{ name: 'main', apps: 1 }]);
   });

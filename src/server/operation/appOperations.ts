@@ -8,7 +8,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { GraphQLError } from 'graphql';
 import type { LoginThrottle, Mailer, UserTokenCache } from '../../accounts/index.js';
 import { executeOperation } from '../../compile/index.js';
+import { TesseraError } from '../../errors/index.js';
 import type { ErrorCode } from '../../errors/index.js';
+import { sqlState } from '../../store/index.js';
 import type { OidcRelyingParty } from '../../oidc/index.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { mutationPorts } from '../appPorts.js';
@@ -21,6 +23,14 @@ import type { Caller } from './callers.js';
 import { asGraphQLError, codeOf, formatErrors } from './format.js';
 import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOptions } from './outcome.js';
 import { prepareOperation } from './prepare.js';
+
+/** SQLSTATEs of a statement that ran into an app moving away: its tables dropped, or a wait for them cut short. */
+const MOVED_STATES = new Set(['42P01', '3F000', '57014']);
+
+function mayHaveMoved(error: GraphQLError): boolean {
+  const state = sqlState(error.originalError);
+  return state !== undefined && MOVED_STATES.has(state);
+}
 
 export interface OperationServices {
   registry: AppRegistry;
@@ -115,6 +125,12 @@ export class AppOperations {
     });
     // No data at all means the operation never ran: bad variables or an unknown operation name.
     if (run.data === undefined) return refused(run.errors, 'BAD_USER_INPUT');
+    // The app's tables gone, or a wait cut short, while the app moves to another cluster: the
+    // client is told to send it again (it then reaches the new home); nothing was written.
+    if (run.errors.some(mayHaveMoved) && (await services.registry.relocated(live))) {
+      const moving = new TesseraError('UNAVAILABLE', 'The app is moving to another cluster; send the operation again in a moment', { retryAfter: 1, cluster: live.cluster });
+      return refused([asGraphQLError(moving)], 'UNAVAILABLE');
+    }
     const errors = format(run.errors);
     if (errors[0]) note.outcome = codeOf(errors[0]) ?? 'INTERNAL';
     return { outcome: { kind: 'result', schema, document, data: run.data, hasData: run.data !== 'null', errors }, note };

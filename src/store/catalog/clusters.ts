@@ -31,6 +31,8 @@ export interface PlacementRow {
   appId: string;
   name: string;
   cluster: string;
+  /** The cluster the app is being copied to, while it is (moveApp). */
+  movingTo?: string | null;
 }
 
 export async function insertCluster(q: Queryable, cluster: { name: string; urlSealed: string }): Promise<void> {
@@ -58,12 +60,12 @@ export async function placementCounts(q: Queryable): Promise<Map<string, number>
 /** Where the app with this id (or else this name) lives; null when no placement names it. */
 export async function findPlacement(q: Queryable, idOrName: string): Promise<PlacementRow | null> {
   if (!isAppId(idOrName) && !isAppName(idOrName)) return null;
-  const { rows } = await q.query<{ app_id: string; name: string; cluster: string }>(sql`
-    SELECT app_id, name, cluster FROM tessera.app_placements
+  const { rows } = await q.query<{ app_id: string; name: string; cluster: string; moving_to: string | null }>(sql`
+    SELECT app_id, name, cluster, moving_to FROM tessera.app_placements
      WHERE app_id = ${idOrName} OR name = ${idOrName}
      ORDER BY (app_id = ${idOrName}) DESC LIMIT 1`);
   const row = rows[0];
-  return row ? { appId: row.app_id, name: row.name, cluster: row.cluster } : null;
+  return row ? { appId: row.app_id, name: row.name, cluster: row.cluster, movingTo: row.moving_to } : null;
 }
 
 /** Records where an app lives; a name another app on any cluster holds is a CONFLICT. */
@@ -76,6 +78,17 @@ export async function insertPlacement(q: Queryable, placement: PlacementRow): Pr
     if (sqlState(err) === '23505') throw conflict(`An app named "${placement.name}" already exists`);
     throw err;
   }
+}
+
+/** Marks the app as being copied to `cluster` (null: not any more); false when it has no placement. */
+export async function markMoving(q: Queryable, appId: string, cluster: string | null): Promise<boolean> {
+  const { rowCount } = await q.query(sql`UPDATE tessera.app_placements SET moving_to = ${cluster} WHERE app_id = ${appId}`);
+  return rowCount > 0;
+}
+
+/** Places the app on `cluster`, its move done. */
+export async function movePlacement(q: Queryable, appId: string, cluster: string): Promise<void> {
+  await q.query(sql`UPDATE tessera.app_placements SET cluster = ${cluster}, moving_to = NULL WHERE app_id = ${appId}`);
 }
 
 export async function deletePlacement(q: Queryable, appId: string): Promise<void> {

@@ -345,10 +345,15 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
         app_id text PRIMARY KEY,
         name text NOT NULL UNIQUE,
         cluster text NOT NULL,
+        -- Set while the app is copied to another cluster (moveApp): its writes are held off.
+        moving_to text,
         created_at timestamptz NOT NULL DEFAULT now()
       )`,
       sql`CREATE INDEX app_placements_cluster_idx ON tessera.app_placements (cluster)`,
       sql`INSERT INTO tessera.app_placements (app_id, name, cluster) SELECT id, name, 'main' FROM tessera.apps`,
+      // Traffic of every app is summed in the catalog, whichever cluster the app lives on: it
+      // no longer follows the catalog's own app rows (deleteApp removes it).
+      sql`ALTER TABLE tessera.app_traffic DROP CONSTRAINT IF EXISTS app_traffic_app_id_fkey`,
     ],
   },
 ];

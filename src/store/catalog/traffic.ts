@@ -50,3 +50,8 @@ export async function trafficSince(q: Queryable, appId: string, since: Date): Pr
 export async function pruneTraffic(q: Queryable, before: Date): Promise<void> {
   await q.query(sql`DELETE FROM tessera.app_traffic WHERE minute < ${before.toISOString()}::timestamptz`);
 }
+
+/** Forgets an app's traffic (it is deleted). */
+export async function deleteTraffic(q: Queryable, appId: string): Promise<void> {
+  await q.query(sql`DELETE FROM tessera.app_traffic WHERE app_id = ${appId}`);
+}
