@@ -274,7 +274,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook('onClose', () => registry.stop());
   const traffic = new TrafficRecorder(store, { onError: (err) => app.log.warn({ err }, 'app traffic not recorded') });
   app.addHook('onReady', async () => traffic.start());
-  app.addHook('onClose', async () => traffic.stop());
+  // preClose: the stores close in an onClose hook (start.ts) that runs before this plugin's.
+  app.addHook('preClose', async () => traffic.stop());
   const mailer = new Mailer(options.mail ?? {});
   app.addHook('onClose', async () => mailer.close());
   const portability = portabilityOf(app, options, clusters, publicUrl, wakeRemovers);

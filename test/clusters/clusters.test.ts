@@ -225,6 +225,10 @@ describe.runIf(STORES.includes('postgres'))('clusters (postgres)', () => {
     const read = await gql(one.base, placed.id, placed.token, '{ viewer { allNotes { edges { node { text } } } } }');
     expect(read.status).toBe(200);
     expect(read.body.data.viewer.allNotes.edges).toHaveLength(2);
+    // The traffic the closed instance counted for the app was kept in the catalog.
+    const traffic = await admin(one, 'query($id: ID!) { app(id: $id) { traffic(minutes: 60) { operations } } }', { id: placed.id });
+    const operations = traffic.body.data.app.traffic.reduce((sum: number, m: Json) => sum + m.operations, 0);
+    expect(operations).toBeGreaterThanOrEqual(5);
   });
 
   it('moves an app to the other cluster and back while a writer runs: no acknowledged write is lost', async () => {

@@ -30,7 +30,9 @@ export async function addTraffic(q: Queryable, rows: readonly TrafficRow[]): Pro
     INSERT INTO tessera.app_traffic AS t (app_id, minute, operations, errors, failures, latency)
     SELECT r.app_id, r.minute, r.operations, r.errors, r.failures, r.latency
       FROM jsonb_to_recordset(${json}::jsonb) AS r(app_id text, minute timestamptz, operations integer, errors integer, failures integer, latency integer[])
-      JOIN tessera.apps a ON a.id = r.app_id
+     -- Apps still there: on this cluster, or placed on another one.
+     WHERE EXISTS (SELECT 1 FROM tessera.apps a WHERE a.id = r.app_id)
+        OR EXISTS (SELECT 1 FROM tessera.app_placements p WHERE p.app_id = r.app_id)
     ON CONFLICT (app_id, minute) DO UPDATE SET
       operations = t.operations + EXCLUDED.operations,
       errors = t.errors + EXCLUDED.errors,
