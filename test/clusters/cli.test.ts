@@ -75,6 +75,15 @@ describe.runIf(STORES.includes('postgres'))('tessera cluster (postgres)', () => 
     });
     expect(write.status).toBe(200);
 
+    const moved = await cli(['app', 'move', 'notes', '--cluster', 'main']);
+    expect(moved.stderr).toBe('');
+    expect(moved.stdout).toMatch(/^moved app notes to cluster main \(\d+ ms\)\n$/);
+    const back = await cli(['app', 'move', 'notes', '--cluster', 'east']);
+    expect(back.stdout).toMatch(/^moved app notes to cluster east /);
+    const nowhere = await cli(['app', 'move', 'notes', '--cluster', 'west']);
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toContain('No cluster named "west"');
+
     await stop();
     serve = await startServe(['serve'], serveEnv());
     const read = await fetch(`${serve.url}/graphql/${id}`, {

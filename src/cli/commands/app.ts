@@ -24,6 +24,7 @@ const CREATE_APP = `mutation CreateApp($input: CreateAppInput!) {
 }`;
 
 const LIST_APPS = `query Apps { apps { id name endpoint schemaVersion } }`;
+const MOVE_APP = `mutation MoveApp($input: MoveAppInput!) { moveApp(input: $input) { app { name cluster } } }`;
 const DELETE_APP = `mutation DeleteApp($input: DeleteAppInput!) { deleteApp(input: $input) { deleted } }`;
 const SETTINGS = `query Settings($app: ID!) { app(id: $app) { id settings { ${Object.keys(DEFAULT_SETTINGS).join(' ')} } } }`;
 const UPDATE_SETTINGS = `mutation UpdateSettings($input: UpdateAppInput!) { updateApp(input: $input) { app { settings { ${Object.keys(DEFAULT_SETTINGS).join(' ')} } } } }`;
@@ -103,6 +104,20 @@ export function registerAppCommands(program: Command, io: CliIo): void {
       const data = await adminRequest<{ deleteApp: { deleted: boolean } }>(connectionOf(command, io), DELETE_APP, { input: { appId: name } });
       if (!data.deleteApp.deleted) throw new CliError(`no app named or with id "${name}" (see: tessera app list)`);
       io.stdout(`deleted app ${name}\n`);
+    });
+
+  withConnectionOptions(
+    app
+      .command('move')
+      .description('move an app to another PostgreSQL cluster (its writes wait during the copy; reads go on)')
+      .argument('<app>', 'app id or name')
+      .requiredOption('--cluster <name>', 'the cluster to move it to (see: tessera cluster list)'),
+  )
+    .addHelpText('after', '\nExample:\n  tessera app move blog --cluster east')
+    .action(async (name: string, options: { cluster: string }, command: Command) => {
+      const started = Date.now();
+      const data = await adminRequest<{ moveApp: { app: { name: string; cluster: string } } }>(connectionOf(command, io), MOVE_APP, { input: { appId: name, cluster: options.cluster } });
+      io.stdout(`moved app ${data.moveApp.app.name} to cluster ${data.moveApp.app.cluster} (${Date.now() - started} ms)\n`);
     });
 
   withConnectionOptions(
