@@ -80,7 +80,9 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl } : { dataDir: data.dataDir });
+// TESSERA_DB_LANES as the server reads it, so that runs can compare lane counts.
+const lanes = process.env.TESSERA_DB_LANES ? { lanes: Number(process.env.TESSERA_DB_LANES) } : {};
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, ...lanes } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,

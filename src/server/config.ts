@@ -36,6 +36,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
   dbPoolSize: number;
+  /** Lanes the pool is split into, each app's statements preferring one (TESSERA_DB_LANES). */
+  dbLanes: number;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
@@ -165,6 +167,16 @@ function parsePoolSize(value: string | undefined): number {
   return n;
 }
 
+export const DEFAULT_DB_LANES = 5;
+
+function parseLanes(value: string | undefined): number {
+  const text = present(value);
+  if (text === undefined) return DEFAULT_DB_LANES;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1000)) throw badInput(`TESSERA_DB_LANES must be a number of lanes from 1 to 1000, got "${text}"`);
+  return n;
+}
+
 /** Where spans go and how many, from the OpenTelemetry variables every SDK reads. */
 function parseTracing(env: Record<string, string | undefined>): TracingConfig {
   const traces = present(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -249,6 +261,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     mail: parseMail(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
+    dbLanes: parseLanes(env.TESSERA_DB_LANES),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),
