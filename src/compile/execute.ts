@@ -55,6 +55,17 @@ type RootPlan =
   | { key: string; kind: 'json'; text: string }
   | { key: string; kind: 'introspection'; nodes: FieldNode[] };
 
+/**
+ * How a query's statements treat the app's rules: `admin` (an admin token) carries none;
+ * `rules` lets members of the app's `admin` role through in the statement itself; `nonAdmin`
+ * is compiled for a caller who is not one, with predicates PostgreSQL can answer from an index
+ * (`ownerId = viewer` instead of `ownerId = viewer OR viewer is an app admin`). Both `rules`
+ * and `nonAdmin` statements also answer whether the caller is an app admin (column `a`), in the
+ * same snapshot as the read: a `nonAdmin` answer for a caller who is one is thrown away and the
+ * `rules` statement run instead, so which variant runs never changes what a caller sees.
+ */
+type Variant = Access | 'nonAdmin';
+
 interface CacheEntry {
   shapes: ShapeRef[];
   plans: Map<string, RootPlan[]>;
@@ -69,14 +80,35 @@ const MAX_PLANS_PER_DOCUMENT = 64;
 interface StatementCache {
   documents: Map<string, CacheEntry>;
   plans: number;
+  /** Users last seen to be app admins (their queries start with `rules` statements); a guess only, corrected by every answer. */
+  admins: Set<string>;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
 const MAX_DOCUMENTS = 500;
+/** Users remembered as app admins per app version at most (forgetting one costs one statement run twice). */
+const MAX_ADMINS = 10_000;
+
+/** The variant a query of this caller starts with. */
+function variantOf(args: Pick<ExecuteArgs, 'app' | 'admin' | 'userId'>): Variant {
+  if (args.admin) return 'admin';
+  if (args.userId === undefined) return 'nonAdmin';
+  return caches.get(args.app)?.admins.has(args.userId) === true ? 'rules' : 'nonAdmin';
+}
+
+/** Remembers what a statement said about the caller being an app admin. */
+function noteAppAdmin(app: AppContext, userId: string, isAdmin: boolean): void {
+  const admins = cacheOf(app).admins;
+  if (!isAdmin) admins.delete(userId);
+  else if (!admins.has(userId)) {
+    if (admins.size >= MAX_ADMINS) admins.clear();
+    admins.add(userId);
+  }
+}
 
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    cache = { documents: new Map(), plans: 0 };
+    cache = { documents: new Map(), plans: 0, admins: new Set() };
     caches.set(app, cache);
   }
   return cache;
@@ -103,9 +135,11 @@ function fieldError(err: unknown, node: FieldNode, key: string): GraphQLError {
   });
 }
 
-function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues, access: Access): { plans: RootPlan[]; shapes: ShapeRef[] } {
+function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues, variant: Variant): { plans: RootPlan[]; shapes: ShapeRef[] } {
   const binder = new Binder(request);
-  const s = new CompileState(app, binder, fragments, access);
+  const s = new CompileState(app, binder, fragments, variant === 'admin' ? 'admin' : 'rules');
+  // The root fields' statements; custom fields keep the admin arm in their own checks.
+  const reads = variant === 'nonAdmin' ? new CompileState(app, binder, fragments, 'rules', undefined, 'excluded') : s;
   const plans: RootPlan[] = [];
   for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Query']))) {
     const node = nodes[0] as FieldNode;
@@ -116,7 +150,7 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
       try {
         const role = roleOf(fieldOf(s, 'Query', name));
         if (role.kind === 'custom') plans.push({ key, kind: 'custom', plan: planCustomField(s, role.root, nodes), node });
-        else plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(s, nodes))), node });
+        else plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(reads, nodes), variant === 'admin' ? undefined : reads.callerIsAppAdmin())), node });
       } catch (err) {
         if (!isTesseraError(err)) throw err;
         plans.push({ key, kind: 'error', error: err, node });
@@ -127,17 +161,16 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 }
 
 /** The query's plans for these variables, from the cache or compiled now. */
-function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues): RootPlan[] {
+function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues, variant: Variant): RootPlan[] {
   const cache = cacheOf(args.app);
-  const access: Access = args.admin ? 'admin' : 'rules';
-  // Statements for admin tokens carry no rules; everyone else's do: separate entries.
-  const docKey = `${access}\u0000${args.operationName ?? ''}\u0000${args.query}`;
+  // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
+  const docKey = `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`;
   let entry = cache.documents.get(docKey);
   if (entry) {
     const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
     if (plans) return plans;
   }
-  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, access);
+  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, variant);
   const clear = (e: CacheEntry) => {
     cache.plans -= e.plans.size;
     e.plans.clear();
@@ -177,13 +210,14 @@ export interface PlannedStatement {
  * The statements a query compiles to for these variables, bound and rendered, without running
  * them: what golden tests and the benchmark's direct-SQL baseline use.
  */
-export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean }): PlannedStatement[] {
+export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean; variant?: 'rules' | 'nonAdmin' }): PlannedStatement[] {
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation || operation.operation !== 'query') throw new Error('planQuery takes a query operation');
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
   if (coerced.errors) throw coerced.errors[0];
   const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin: args.admin ?? true }, operation, request).map((plan) => {
+  const admin = args.admin ?? true;
+  return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin }, operation, request, admin ? 'admin' : (args.variant ?? 'rules')).map((plan) => {
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
     if (plan.kind !== 'sql') return { key: plan.key };
     try {
@@ -232,9 +266,10 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   const errors: GraphQLError[] = [];
   const texts: [string, string][] = [];
   if (operation.operation === 'query') {
-    const plans = queryPlans(args, operation, request);
+    const variant = variantOf(args);
+    const plans = queryPlans(args, operation, request, variant);
     const results = await Promise.all(
-      plans.map(async (plan): Promise<string> => {
+      plans.map(async (plan, i): Promise<string> => {
         switch (plan.kind) {
           case 'json':
             return plan.text;
@@ -255,7 +290,17 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           }
           case 'sql':
             try {
-              const result = await args.store.query<{ v: string | null }>(bindPrepared(plan.statement, request));
+              let result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
+              if (args.userId !== undefined && variant !== 'admin') {
+                const isAdmin = result.rows[0]?.a === true;
+                noteAppAdmin(args.app, args.userId, isAdmin);
+                if (isAdmin && variant === 'nonAdmin') {
+                  // Compiled for a caller who is not an app admin, and answered for one who is: again, with the admin arm.
+                  const checked = queryPlans(args, operation, request, 'rules')[i];
+                  if (checked?.kind !== 'sql' || checked.key !== plan.key) throw new Error(`no rules statement for ${plan.key}`);
+                  result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(checked.statement, request));
+                }
+              }
               const text = result.rows[0]?.v ?? 'null';
               if (args.admin) return text;
               const resolved = resolveRefusals(text, plan.key, plan.node);
