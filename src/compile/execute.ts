@@ -59,10 +59,12 @@ type RootPlan =
  * How a query's statements treat the app's rules: `admin` (an admin token) carries none;
  * `rules` lets members of the app's `admin` role through in the statement itself; `nonAdmin`
  * is compiled for a caller who is not one, with predicates PostgreSQL can answer from an index
- * (`ownerId = viewer` instead of `ownerId = viewer OR viewer is an app admin`). Both `rules`
- * and `nonAdmin` statements also answer whether the caller is an app admin (column `a`), in the
- * same snapshot as the read: a `nonAdmin` answer for a caller who is one is thrown away and the
- * `rules` statement run instead, so which variant runs never changes what a caller sees.
+ * (`ownerId = viewer` instead of `ownerId = viewer OR viewer is an app admin`). A `rules` or
+ * `nonAdmin` statement whose answer depends on it also answers whether the caller is an app
+ * admin (column `a`), in the same snapshot as the read: a `nonAdmin` answer for a caller who is
+ * one is thrown away and the `rules` statement run instead, so which variant runs never changes
+ * what a caller sees. (A statement that never asks, such as a read of a type everyone may read,
+ * is the same in both variants.)
  */
 type Variant = Access | 'nonAdmin';
 
@@ -150,7 +152,13 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
       try {
         const role = roleOf(fieldOf(s, 'Query', name));
         if (role.kind === 'custom') plans.push({ key, kind: 'custom', plan: planCustomField(s, role.root, nodes), node });
-        else plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(reads, nodes), variant === 'admin' ? undefined : reads.callerIsAppAdmin())), node });
+        else {
+          const arms = reads.appAdminArms;
+          const json = queryField(reads, nodes);
+          // Only a statement whose answer depends on it says whether the caller is an app admin.
+          const asks = variant !== 'admin' && reads.appAdminArms > arms;
+          plans.push({ key, kind: 'sql', statement: prepare(statementOf(json, asks ? reads.callerIsAppAdmin() : undefined)), node });
+        }
       } catch (err) {
         if (!isTesseraError(err)) throw err;
         plans.push({ key, kind: 'error', error: err, node });
@@ -291,8 +299,9 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           case 'sql':
             try {
               let result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
-              if (args.userId !== undefined && variant !== 'admin') {
-                const isAdmin = result.rows[0]?.a === true;
+              const asked = result.rows[0]?.a;
+              if (args.userId !== undefined && asked !== undefined && variant !== 'admin') {
+                const isAdmin = asked === true;
                 noteAppAdmin(args.app, args.userId, isAdmin);
                 if (isAdmin && variant === 'nonAdmin') {
                   // Compiled for a caller who is not an app admin, and answered for one who is: again, with the admin arm.

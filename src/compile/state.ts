@@ -74,6 +74,9 @@ export class CompileState {
     return callerPredicate(this.#rules(), grants);
   }
 
+  /** How many predicates compiled so far would let app admins through (the statement's answer then depends on whether the caller is one). */
+  appAdminArms = 0;
+
   /** Set once a field answer may carry a refusal marker (see forbiddenMarker). */
   refusals = false;
 
@@ -84,6 +87,9 @@ export class CompileState {
       alias: (prefix) => this.alias(prefix),
       viewer: this.viewer,
       appAdmin: this.appAdmin,
+      asksAppAdmin: () => {
+        this.appAdminArms += 1;
+      },
     };
   }
 

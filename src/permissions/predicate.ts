@@ -28,6 +28,8 @@ export interface RuleContext {
    * runs such a statement checks `viewerIsAppAdmin` in it and falls back to a `checked` one.
    */
   appAdmin?: 'checked' | 'excluded' | undefined;
+  /** Told each time a predicate would let app admins through (checked or excluded): the statement depends on whether the caller is one. */
+  asksAppAdmin?: (() => void) | undefined;
 }
 
 const FALSE = sql`FALSE`;
@@ -55,6 +57,7 @@ function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
 
 /** The viewer is a member of the app's built-in `admin` role: full access (FALSE when the context excludes app admins). */
 export function isAppAdmin(c: RuleContext): SqlFragment {
+  c.asksAppAdmin?.();
   if (c.appAdmin === 'excluded') return FALSE;
   return viewerIsAppAdmin(c);
 }
