@@ -39,6 +39,14 @@ export interface ExecuteArgs {
   userId?: string | undefined;
   /** An admin token: full access. Anyone else reads under the app's rules. */
   admin: boolean;
+  /**
+   * Whether the user is a member of the app's built-in `admin` role, as read lately and with
+   * no change to the app's roles heard of since; undefined when not known. A user known not to
+   * be one reads through statements without the admin arm; anyone else's check it themselves.
+   */
+  appAdmin?: boolean | undefined;
+  /** Told what a query's statement read about the user being an app admin. */
+  appAdminSeen?: ((isAdmin: boolean) => void) | undefined;
 }
 
 /** The result with `data` as JSON text; `data` undefined when the operation could not start. */
@@ -58,13 +66,12 @@ type RootPlan =
 /**
  * How a query's statements treat the app's rules: `admin` (an admin token) carries none;
  * `rules` lets members of the app's `admin` role through in the statement itself; `nonAdmin`
- * is compiled for a caller who is not one, with predicates PostgreSQL can answer from an index
- * (`ownerId = viewer` instead of `ownerId = viewer OR viewer is an app admin`). A `rules` or
- * `nonAdmin` statement whose answer depends on it also answers whether the caller is an app
- * admin (column `a`), in the same snapshot as the read: a `nonAdmin` answer for a caller who is
- * one is thrown away and the `rules` statement run instead, so which variant runs never changes
- * what a caller sees. (A statement that never asks, such as a read of a type everyone may read,
- * is the same in both variants.)
+ * is compiled for a caller who is not one (anonymous, or a user known not to be one: see
+ * ExecuteArgs.appAdmin), with predicates PostgreSQL can answer from an index (`ownerId =
+ * viewer` instead of `ownerId = viewer OR viewer is an app admin`). A `rules` statement whose
+ * answer depends on it also answers whether the caller is an app admin (column `a`), read in
+ * the same snapshot, which the caller's next queries go by. A statement that never asks (a read
+ * of a type everyone may read) is the same in both variants.
  */
 type Variant = Access | 'nonAdmin';
 
@@ -82,35 +89,20 @@ const MAX_PLANS_PER_DOCUMENT = 64;
 interface StatementCache {
   documents: Map<string, CacheEntry>;
   plans: number;
-  /** Users last seen to be app admins (their queries start with `rules` statements); a guess only, corrected by every answer. */
-  admins: Set<string>;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
 const MAX_DOCUMENTS = 500;
-/** Users remembered as app admins per app version at most (forgetting one costs one statement run twice). */
-const MAX_ADMINS = 10_000;
 
-/** The variant a query of this caller starts with. */
-function variantOf(args: Pick<ExecuteArgs, 'app' | 'admin' | 'userId'>): Variant {
+/** The statements a query of this caller runs. */
+function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Variant {
   if (args.admin) return 'admin';
-  if (args.userId === undefined) return 'nonAdmin';
-  return caches.get(args.app)?.admins.has(args.userId) === true ? 'rules' : 'nonAdmin';
-}
-
-/** Remembers what a statement said about the caller being an app admin. */
-function noteAppAdmin(app: AppContext, userId: string, isAdmin: boolean): void {
-  const admins = cacheOf(app).admins;
-  if (!isAdmin) admins.delete(userId);
-  else if (!admins.has(userId)) {
-    if (admins.size >= MAX_ADMINS) admins.clear();
-    admins.add(userId);
-  }
+  return args.userId === undefined || args.appAdmin === false ? 'nonAdmin' : 'rules';
 }
 
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    cache = { documents: new Map(), plans: 0, admins: new Set() };
+    cache = { documents: new Map(), plans: 0 };
     caches.set(app, cache);
   }
   return cache;
@@ -156,7 +148,7 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
           const arms = reads.appAdminArms;
           const json = queryField(reads, nodes);
           // Only a statement whose answer depends on it says whether the caller is an app admin.
-          const asks = variant !== 'admin' && reads.appAdminArms > arms;
+          const asks = variant === 'rules' && reads.appAdminArms > arms;
           plans.push({ key, kind: 'sql', statement: prepare(statementOf(json, asks ? reads.callerIsAppAdmin() : undefined)), node });
         }
       } catch (err) {
@@ -277,7 +269,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
     const variant = variantOf(args);
     const plans = queryPlans(args, operation, request, variant);
     const results = await Promise.all(
-      plans.map(async (plan, i): Promise<string> => {
+      plans.map(async (plan): Promise<string> => {
         switch (plan.kind) {
           case 'json':
             return plan.text;
@@ -298,18 +290,9 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           }
           case 'sql':
             try {
-              let result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
+              const result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
               const asked = result.rows[0]?.a;
-              if (args.userId !== undefined && asked !== undefined && variant !== 'admin') {
-                const isAdmin = asked === true;
-                noteAppAdmin(args.app, args.userId, isAdmin);
-                if (isAdmin && variant === 'nonAdmin') {
-                  // Compiled for a caller who is not an app admin, and answered for one who is: again, with the admin arm.
-                  const checked = queryPlans(args, operation, request, 'rules')[i];
-                  if (checked?.kind !== 'sql' || checked.key !== plan.key) throw new Error(`no rules statement for ${plan.key}`);
-                  result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(checked.statement, request));
-                }
-              }
+              if (asked !== undefined && args.userId !== undefined) args.appAdminSeen?.(asked === true);
               const text = result.rows[0]?.v ?? 'null';
               if (args.admin) return text;
               const resolved = resolveRefusals(text, plan.key, plan.node);

@@ -8,7 +8,7 @@ export type { ProbeRun, StatementKind, StatementProbe } from './probed.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
 export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';
-export { USERS_CHANNEL, userChangedNotice } from './channels.js';
+export { ALL_USERS, USERS_CHANNEL, rolesChangedNotice, userChangedNotice } from './channels.js';
 
 export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } from './catalog/appIds.js';
 export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';

@@ -1,10 +1,18 @@
 // Members of the app's built-in `admin` role read everything, and a user who joins or leaves
 // it (enrolled or removed by an admin token, leaving on their own, the role renamed away and
-// back) reads accordingly from the very next request, on both stores: whatever statement a
-// user's query starts with, what they see follows the role as it is when the query runs.
+// back) reads accordingly from the very next request, on both stores — although each instance
+// remembers for a while which users are not app admins, to run their queries without the
+// admin arm of the rules. On a second instance sharing the PostgreSQL database, leaving the
+// role is seen on its very next request too (an app admin's statements check the role
+// themselves), joining it within moments (the change's notification).
 
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminService } from '../../src/admin/index.js';
+import { createServer } from '../../src/server/index.js';
+import { openStore } from '../../src/store/index.js';
 import type { TestServer } from '../server/harness.js';
+import { sleep } from '../helpers/wait.js';
 import { STORE_KINDS, createTestApp, startApiServer } from './harness.js';
 import type { Json, TestApp } from './harness.js';
 
@@ -67,16 +75,19 @@ describe.each(STORE_KINDS)('the app admin role (%s)', (kind) => {
     return reply.body;
   };
 
+  /** What ann reads of every kind of rule: as a plain user, or as an app admin. */
+  const annSees = (admin: boolean) => {
+    const doc = (name: string) => ({ node: { title: `${name}-doc`, note: `${name}-note`, owner: { id: ids[name] } } });
+    return admin
+      ? { allDocs: { edges: [doc('ann'), doc('bob')], aggregations: { count: 2 } }, allTeams: { edges: [{ node: { name: 'red' } }] }, allUsers: { aggregations: { count: 2 } }, allSecrets: { edges: [{ node: { text: 's' } }] } }
+      : { allDocs: { edges: [doc('ann')], aggregations: { count: 1 } }, allTeams: { edges: [] }, allUsers: { aggregations: { count: 1 } }, allSecrets: { edges: [] } };
+  };
+
   /** What ann reads, checked whole: as a plain user, or as an app admin. */
   const expectAnnReads = async (admin: boolean) => {
     const body = await as('ann', EVERYTHING);
     expect(body.errors).toBeUndefined();
-    const doc = (name: string) => ({ node: { title: `${name}-doc`, note: `${name}-note`, owner: { id: ids[name] } } });
-    expect(body.data.viewer).toEqual(
-      admin
-        ? { allDocs: { edges: [doc('ann'), doc('bob')], aggregations: { count: 2 } }, allTeams: { edges: [{ node: { name: 'red' } }] }, allUsers: { aggregations: { count: 2 } }, allSecrets: { edges: [{ node: { text: 's' } }] } }
-        : { allDocs: { edges: [doc('ann')], aggregations: { count: 1 } }, allTeams: { edges: [] }, allUsers: { aggregations: { count: 1 } }, allSecrets: { edges: [] } },
-    );
+    expect(body.data.viewer).toEqual(annSees(admin));
     const bobDoc = await as('ann', 'query($t: String!) { viewer { allDocs(where: { title: { eq: $t } }) { edges { node { title } } } } }', { t: 'bob-doc' });
     expect(bobDoc.data.viewer.allDocs.edges).toEqual(admin ? [{ node: { title: 'bob-doc' } }] : []);
     const bob = await as('ann', `{ getUser(id: "${ids.bob}") { id docs { edges { node { title } } } } }`);
@@ -119,6 +130,46 @@ describe.each(STORE_KINDS)('the app admin role (%s)', (kind) => {
       const [ann, bob] = await Promise.all([as('ann', query), as('bob', query)]);
       expect(ann.data.viewer.allDocs.edges).toEqual([{ node: { title: 'ann-doc' } }, { node: { title: 'bob-doc' } }]);
       expect(bob.data.viewer.allDocs.edges).toEqual([{ node: { title: 'bob-doc' } }]);
+    }
+  });
+
+  it('on a second instance: leaving the role counts from its next request, joining within moments', async () => {
+    if (kind !== 'postgres') return;
+    const store = await openStore({ databaseUrl: server.databaseUrl as string });
+    const other: FastifyInstance = createServer({ store, admin: createAdminService(store), adminKey: server.key, logLevel: 'silent' as never });
+    try {
+      await other.listen({ port: 0, host: '127.0.0.1' });
+      const address = other.server.address();
+      if (address === null || typeof address === 'string') throw new Error('no TCP address');
+      const readThere = async () => {
+        const response = await fetch(`http://127.0.0.1:${address.port}/graphql/${app.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.ann}` },
+          body: JSON.stringify({ query: EVERYTHING }),
+        });
+        const body = (await response.json()) as Json;
+        expect(body.errors).toBeUndefined();
+        return body.data.viewer;
+      };
+      await app.data(remove, { i: { userId: ids.ann, roleId: ids.adminRole } }).catch(() => undefined);
+      // Known there not to be an app admin (read twice: the second time from what it remembers).
+      expect(await readThere()).toEqual(annSees(false));
+      expect(await readThere()).toEqual(annSees(false));
+      await app.data(enrol, { i: { userId: ids.ann, roleId: ids.adminRole } });
+      const deadline = Date.now() + 5_000;
+      let seen = await readThere();
+      while (seen.allDocs.aggregations.count !== 2 && Date.now() < deadline) {
+        await sleep(20);
+        seen = await readThere();
+      }
+      expect(seen).toEqual(annSees(true));
+      expect(await readThere()).toEqual(annSees(true));
+      // Removed here: the other instance's very next request reads as a plain user.
+      await app.data(remove, { i: { userId: ids.ann, roleId: ids.adminRole } });
+      expect(await readThere()).toEqual(annSees(false));
+    } finally {
+      await other.close();
+      await store.close();
     }
   });
 });
