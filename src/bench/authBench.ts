@@ -50,9 +50,10 @@ interface Json {
 
 /**
  * The RELATION-ruled page as a user's query compiles it, with the app-admin arm in the statement
- * (`rules`, what a member of the app's admin role runs) and without it (`nonAdmin`, what everyone
- * else runs): EXPLAIN ANALYZE as planned for the values, and as a prepared statement under a
- * forced generic plan (what a named statement falls into after five runs when that looks cheaper).
+ * and the role checked beside it (`rules`: what an app admin runs, and any user whose instance
+ * does not know yet that they are not one) and without either (`nonAdmin`: every other user):
+ * EXPLAIN ANALYZE as planned for the values, and as a prepared statement under a forced generic
+ * plan (what a named statement falls into after five runs when that looks cheaper).
  */
 async function explainRuled(pool: pg.Pool, app: AppContext, query: string, userId: string): Promise<void> {
   for (const variant of ['rules', 'nonAdmin'] as const) {
