@@ -7,6 +7,7 @@
 import type { AppModel, AppSettings } from '../model/index.js';
 import { accountType, encodeId } from '../model/index.js';
 import type { AuthorizationGrant, IdentityProfile, OidcRelyingParty, VerifiedIdentity } from '../oidc/index.js';
+import { rolesChangedNotice } from '../store/index.js';
 import type { Queryable, SigningKeyRow } from '../store/index.js';
 import { freeUsername, identityUser, linkIdentity, oidcIdentity, unlinkIdentities } from './identities.js';
 import type { AccountLog, OidcIdentity } from './identities.js';
@@ -96,6 +97,10 @@ export interface AccountPorts {
   freeUsername(q: Queryable, profile: IdentityProfile, subject: string): Promise<string>;
   /** A stored password no password matches, for an account made by a sign-in. */
   unusablePassword(): string;
+  /** In a transaction that changes the app's roles or their members: every instance hears of it once it commits. */
+  rolesChanging?(q: Queryable): Promise<void>;
+  /** That transaction committed: this instance reads again, from the next request on, which of the app's users are app admins. */
+  rolesChanged?(): void;
 }
 
 /** What the ports need beyond the app: the mailer, the OpenID relying party, and where failures and refusals are logged. */
@@ -127,6 +132,10 @@ export function accountPorts(app: AccountApp, throttle: LoginThrottle, address: 
   const mailLost = services.mailLost ?? (() => {});
   const changed = (q: Queryable, userId: string) => userChanged(q, services.tokens, app.id, userId);
   return {
+    rolesChanging: async (q) => {
+      await q.query(rolesChangedNotice(app.id));
+    },
+    rolesChanged: () => services.tokens?.rolesChanged(app.id),
     mailConfigured: () => mailer.configured(app.settings),
     sendMail: (mail) =>
       mailer.send(app.settings, mail).catch((err: unknown) => {

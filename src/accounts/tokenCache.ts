@@ -7,9 +7,15 @@
 // (the change may not have committed yet), and the notification it sends at commit makes every
 // other instance forget the user too. A notification lost with the listening connection is
 // covered by the short lifetime of what is cached of users.
+//
+// It also remembers, for as long, whether each user is a member of the app's built-in `admin`
+// role. Only "not an app admin" is acted on (a user's queries then compile without the admin
+// arm of the rules); anyone else's statements check it themselves. A transaction that changes
+// the app's roles or their members calls `rolesChanged` once committed, and its notification
+// ("<appId> *") makes every instance forget what it knew of the app's users.
 
 import { createHash } from 'node:crypto';
-import { USERS_CHANNEL, userChangedNotice } from '../store/index.js';
+import { ALL_USERS, USERS_CHANNEL, rolesChangedNotice, userChangedNotice } from '../store/index.js';
 import type { Queryable, SigningKeyRow, Store } from '../store/index.js';
 
 /** How long a user's password fingerprint and generation are trusted without asking the database. */
@@ -77,6 +83,10 @@ export class UserTokenCache {
   readonly #users: Recent<UserState & { until: number }>;
   /** Users changed here by a transaction that may not have committed: nothing of them is cached until then. */
   readonly #held: Recent<number>;
+  /** Whether each user is an app admin, as read with the app's roles at `roles`. */
+  readonly #admins: Recent<{ admin: boolean; until: number; roles: number }>;
+  /** Per app, raised by every change to its roles or their members: what was read before no longer counts. */
+  readonly #roles = new Map<string, number>();
   /** Raised by every change heard of: a user read from the database before it is not cached. */
   #epoch = 0;
   #unlisten: (() => Promise<void>) | undefined;
@@ -85,13 +95,15 @@ export class UserTokenCache {
     this.#tokens = new Recent(limit);
     this.#users = new Recent(limit);
     this.#held = new Recent(limit);
+    this.#admins = new Recent(limit);
   }
 
   /** Hears of users changed by other instances (and by this one, once committed). */
   async start(store: Pick<Store, 'listen'>): Promise<void> {
     this.#unlisten = await store.listen(USERS_CHANNEL, (payload) => {
       const [appId, userId] = payload.split(' ');
-      if (appId && userId) this.#forget(userKey(appId, userId));
+      if (appId && userId === ALL_USERS) this.rolesChanged(appId);
+      else if (appId && userId) this.#forget(userKey(appId, userId));
     });
   }
 
@@ -101,6 +113,8 @@ export class UserTokenCache {
     this.#tokens.clear();
     this.#users.clear();
     this.#held.clear();
+    this.#admins.clear();
+    this.#roles.clear();
     await unlisten?.().catch(() => undefined);
   }
 
@@ -162,6 +176,29 @@ export class UserTokenCache {
   #forget(key: string): void {
     this.#epoch += 1;
     this.#users.delete(key);
+    this.#admins.delete(key);
+  }
+
+  /** Whether a user is an app admin, as read lately with the app's roles as they still are; undefined when not known. */
+  appAdmin(appId: string, userId: string, now = Date.now()): boolean | undefined {
+    const key = userKey(appId, userId);
+    const found = this.#admins.get(key);
+    if (found === undefined) return undefined;
+    if (found.until > now && found.roles === (this.#roles.get(appId) ?? 0)) return found.admin;
+    this.#admins.delete(key);
+    return undefined;
+  }
+
+  /** Caches whether a user is an app admin, read by a statement that began at `epoch`, unless a change was heard of since. */
+  rememberAppAdmin(appId: string, userId: string, admin: boolean, epoch: number, now = Date.now()): void {
+    if (epoch !== this.#epoch) return;
+    this.#admins.set(userKey(appId, userId), { admin, until: now + USER_STATE_TTL_MS, roles: this.#roles.get(appId) ?? 0 });
+  }
+
+  /** The app's roles or their members changed (committed): whether its users are app admins must be read again. */
+  rolesChanged(appId: string): void {
+    this.#epoch += 1;
+    this.#roles.set(appId, (this.#roles.get(appId) ?? 0) + 1);
   }
 }
 

@@ -4,13 +4,19 @@
 // tokens (the same read, the same answer), and under a RELATION rule — as throughput and as
 // CPU per request (server thread and database backends), which a shared machine blurs less.
 
+import { parse } from 'graphql';
+import type pg from 'pg';
 import { hashPassword } from '../accounts/index.js';
+import { planQuery } from '../compile/index.js';
+import type { AppContext } from '../compile/index.js';
 import { appSchemaName } from '../store/index.js';
 import { compile, ident, sql } from '../sql/index.js';
+import { appContext } from './benchApp.js';
 import { startBenchServer } from './benchServer.js';
 import { post, postJson } from './client.js';
 import { cpuWindow } from './cpu.js';
 import { createBenchDatabase, directPool } from './database.js';
+import { explainSummary } from './explain.js';
 import { load, row } from './measure.js';
 import type { Measured } from './measure.js';
 
@@ -40,6 +46,35 @@ const ROUNDS = 6;
 interface Json {
   data?: Record<string, Record<string, unknown>>;
   errors?: unknown[];
+}
+
+/**
+ * The RELATION-ruled page as a user's query compiles it, with the app-admin arm in the statement
+ * and the role checked beside it (`rules`: what an app admin runs, and any user whose instance
+ * does not know yet that they are not one) and without either (`nonAdmin`: every other user):
+ * EXPLAIN ANALYZE as planned for the values, and as a prepared statement under a forced generic
+ * plan (what a named statement falls into after five runs when that looks cheaper).
+ */
+async function explainRuled(pool: pg.Pool, app: AppContext, query: string, userId: string): Promise<void> {
+  for (const variant of ['rules', 'nonAdmin'] as const) {
+    const [planned] = planQuery({ app, document: parse(query), query, admin: false, userId, variant });
+    if (planned?.text === undefined || planned.values === undefined) throw new Error(`no statement for ${variant}: ${String(planned?.error)}`);
+    console.log(`RELATION-ruled page, ${variant} statement, EXPLAIN (ANALYZE, BUFFERS):`);
+    for (const line of await explainSummary(pool, { text: planned.text, values: planned.values })) console.log(`  ${line}`);
+    const client = await pool.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE ruled AS ${planned.text}`);
+      const args = planned.values.map((v) => (v === null ? 'NULL' : `'${String(Array.isArray(v) ? `{${v.join(',')}}` : v).replace(/'/g, "''")}'`)).join(', ');
+      const generic = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) EXECUTE ruled(${args})`);
+      console.log(`  forced generic plan:`);
+      for (const line of generic.rows.map((r) => r['QUERY PLAN']).filter((l) => /Scan|Planning Time|Execution Time/.test(l))) console.log(`    ${line.replace(/\s+\(cost=[^)]*\)/, '')}`);
+    } finally {
+      await client.query('DEALLOCATE ALL').catch(() => undefined);
+      await client.query('RESET plan_cache_mode').catch(() => undefined);
+      client.release();
+    }
+  }
 }
 
 /** Rounds of one measure as one: requests over their whole time; p50 and p95 are the rounds' own, averaged by requests. */
@@ -79,6 +114,8 @@ export async function authSection(): Promise<void> {
         await pool.query(text, values);
       }
       await pool.query('VACUUM ANALYZE');
+      const someUser = await pool.query<{ id: string }>(compile(sql`SELECT id FROM ${ident(schema, 'User')} ORDER BY id LIMIT 1`));
+      await explainRuled(pool, await appContext(db.url, appId), '{ viewer { allDocs(first: 20) { edges { node { id title } } } } }', String(someUser.rows[0]?.id));
     } finally {
       await pool.end();
     }

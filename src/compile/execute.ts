@@ -39,6 +39,14 @@ export interface ExecuteArgs {
   userId?: string | undefined;
   /** An admin token: full access. Anyone else reads under the app's rules. */
   admin: boolean;
+  /**
+   * Whether the user is a member of the app's built-in `admin` role, as read lately and with
+   * no change to the app's roles heard of since; undefined when not known. A user known not to
+   * be one reads through statements without the admin arm; anyone else's check it themselves.
+   */
+  appAdmin?: boolean | undefined;
+  /** Told what a query's statement read about the user being an app admin. */
+  appAdminSeen?: ((isAdmin: boolean) => void) | undefined;
 }
 
 /** The result with `data` as JSON text; `data` undefined when the operation could not start. */
@@ -54,6 +62,18 @@ type RootPlan =
   | { key: string; kind: 'custom'; plan: CustomPlan; node: FieldNode }
   | { key: string; kind: 'json'; text: string }
   | { key: string; kind: 'introspection'; nodes: FieldNode[] };
+
+/**
+ * How a query's statements treat the app's rules: `admin` (an admin token) carries none;
+ * `rules` lets members of the app's `admin` role through in the statement itself; `nonAdmin`
+ * is compiled for a caller who is not one (anonymous, or a user known not to be one: see
+ * ExecuteArgs.appAdmin), with predicates PostgreSQL can answer from an index (`ownerId =
+ * viewer` instead of `ownerId = viewer OR viewer is an app admin`). A `rules` statement whose
+ * answer depends on it also answers whether the caller is an app admin (column `a`), read in
+ * the same snapshot, which the caller's next queries go by. A statement that never asks (a read
+ * of a type everyone may read) is the same in both variants.
+ */
+type Variant = Access | 'nonAdmin';
 
 interface CacheEntry {
   shapes: ShapeRef[];
@@ -72,6 +92,12 @@ interface StatementCache {
 }
 const caches = new WeakMap<AppContext, StatementCache>();
 const MAX_DOCUMENTS = 500;
+
+/** The statements a query of this caller runs. */
+function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Variant {
+  if (args.admin) return 'admin';
+  return args.userId === undefined || args.appAdmin === false ? 'nonAdmin' : 'rules';
+}
 
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
@@ -103,9 +129,11 @@ function fieldError(err: unknown, node: FieldNode, key: string): GraphQLError {
   });
 }
 
-function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues, access: Access): { plans: RootPlan[]; shapes: ShapeRef[] } {
+function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, request: RequestValues, variant: Variant): { plans: RootPlan[]; shapes: ShapeRef[] } {
   const binder = new Binder(request);
-  const s = new CompileState(app, binder, fragments, access);
+  const s = new CompileState(app, binder, fragments, variant === 'admin' ? 'admin' : 'rules');
+  // The root fields' statements; custom fields keep the admin arm in their own checks.
+  const reads = variant === 'nonAdmin' ? new CompileState(app, binder, fragments, 'rules', undefined, 'excluded') : s;
   const plans: RootPlan[] = [];
   for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Query']))) {
     const node = nodes[0] as FieldNode;
@@ -116,7 +144,13 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
       try {
         const role = roleOf(fieldOf(s, 'Query', name));
         if (role.kind === 'custom') plans.push({ key, kind: 'custom', plan: planCustomField(s, role.root, nodes), node });
-        else plans.push({ key, kind: 'sql', statement: prepare(statementOf(queryField(s, nodes))), node });
+        else {
+          const arms = reads.appAdminArms;
+          const json = queryField(reads, nodes);
+          // Only a statement whose answer depends on it says whether the caller is an app admin.
+          const asks = variant === 'rules' && reads.appAdminArms > arms;
+          plans.push({ key, kind: 'sql', statement: prepare(statementOf(json, asks ? reads.callerIsAppAdmin() : undefined)), node });
+        }
       } catch (err) {
         if (!isTesseraError(err)) throw err;
         plans.push({ key, kind: 'error', error: err, node });
@@ -127,17 +161,16 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 }
 
 /** The query's plans for these variables, from the cache or compiled now. */
-function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues): RootPlan[] {
+function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues, variant: Variant): RootPlan[] {
   const cache = cacheOf(args.app);
-  const access: Access = args.admin ? 'admin' : 'rules';
-  // Statements for admin tokens carry no rules; everyone else's do: separate entries.
-  const docKey = `${access}\u0000${args.operationName ?? ''}\u0000${args.query}`;
+  // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
+  const docKey = `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`;
   let entry = cache.documents.get(docKey);
   if (entry) {
     const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
     if (plans) return plans;
   }
-  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, access);
+  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, variant);
   const clear = (e: CacheEntry) => {
     cache.plans -= e.plans.size;
     e.plans.clear();
@@ -177,13 +210,14 @@ export interface PlannedStatement {
  * The statements a query compiles to for these variables, bound and rendered, without running
  * them: what golden tests and the benchmark's direct-SQL baseline use.
  */
-export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean }): PlannedStatement[] {
+export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean; variant?: 'rules' | 'nonAdmin' }): PlannedStatement[] {
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation || operation.operation !== 'query') throw new Error('planQuery takes a query operation');
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
   if (coerced.errors) throw coerced.errors[0];
   const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin: args.admin ?? true }, operation, request).map((plan) => {
+  const admin = args.admin ?? true;
+  return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin }, operation, request, admin ? 'admin' : (args.variant ?? 'rules')).map((plan) => {
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
     if (plan.kind !== 'sql') return { key: plan.key };
     try {
@@ -232,7 +266,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   const errors: GraphQLError[] = [];
   const texts: [string, string][] = [];
   if (operation.operation === 'query') {
-    const plans = queryPlans(args, operation, request);
+    const variant = variantOf(args);
+    const plans = queryPlans(args, operation, request, variant);
     const results = await Promise.all(
       plans.map(async (plan): Promise<string> => {
         switch (plan.kind) {
@@ -255,7 +290,9 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           }
           case 'sql':
             try {
-              const result = await args.store.query<{ v: string | null }>(bindPrepared(plan.statement, request));
+              const result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
+              const asked = result.rows[0]?.a;
+              if (asked !== undefined && args.userId !== undefined) args.appAdminSeen?.(asked === true);
               const text = result.rows[0]?.v ?? 'null';
               if (args.admin) return text;
               const resolved = resolveRefusals(text, plan.key, plan.node);

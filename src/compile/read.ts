@@ -21,9 +21,10 @@ import { whereAll } from './where.js';
 import { getNamedType } from 'graphql';
 import { roleOf } from '../graphql/index.js';
 
-/** `SELECT (<json>)::text`: the driver hands the text over without parsing it. */
-export function statementOf(json: SqlFragment): SqlFragment {
-  return sql`SELECT (${json})::text AS v`;
+/** `SELECT (<json>)::text AS v`: the driver hands the text over without parsing it; with `a`, whether the caller is an app admin, when given. */
+export function statementOf(json: SqlFragment, callerIsAppAdmin?: SqlFragment): SqlFragment {
+  if (callerIsAppAdmin === undefined) return sql`SELECT (${json})::text AS v`;
+  return sql`SELECT (${json})::text AS v, ${callerIsAppAdmin} AS a`;
 }
 
 function argumentsOf(s: CompileState, parent: string, node: FieldNode): Record<string, unknown> {

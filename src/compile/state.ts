@@ -4,9 +4,9 @@
 
 import type { FragmentDefinitionNode } from 'graphql';
 import type { ModelType, PermissionOperation } from '../model/index.js';
-import { ALWAYS, accessPredicate, callerPredicate, fieldGrants, grantsPredicate, manageMembersPredicate } from '../permissions/index.js';
+import { ALWAYS, accessPredicate, callerPredicate, fieldGrants, grantsPredicate, manageMembersPredicate, viewerIsAppAdmin } from '../permissions/index.js';
 import type { Grant, RuleContext } from '../permissions/index.js';
-import { ident } from '../sql/index.js';
+import { ident, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { AppContext } from './context.js';
 import type { Binder } from './params.js';
@@ -29,7 +29,17 @@ export class CompileState {
      * request's `userId` as a parameter; a subscription's event statement, run for many
      * subscribers at once, names a column of the joined subscribers instead. */
     readonly viewer: SqlFragment = binder.fromRequest((r) => r.userId ?? null),
+    /** Under the rules: `excluded` compiles the statement for a caller taken not to be an app
+     * admin (no admin arm in its predicates; see permissions/predicate.ts), `checked` lets app
+     * admins through in the statement itself. */
+    readonly appAdmin: 'checked' | 'excluded' = 'checked',
   ) {}
+
+  /** The predicate "the caller is a member of the app's built-in `admin` role" (FALSE for an admin token, which needs no role). */
+  callerIsAppAdmin(): SqlFragment {
+    if (this.access === 'admin') return sql`FALSE`;
+    return viewerIsAppAdmin(this.#rules());
+  }
 
   /**
    * The predicate "the caller may `op` the row `row` of `type`", folded into the statement
@@ -64,6 +74,9 @@ export class CompileState {
     return callerPredicate(this.#rules(), grants);
   }
 
+  /** How many predicates compiled so far would let app admins through (the statement's answer then depends on whether the caller is one). */
+  appAdminArms = 0;
+
   /** Set once a field answer may carry a refusal marker (see forbiddenMarker). */
   refusals = false;
 
@@ -73,6 +86,10 @@ export class CompileState {
       table: (name) => this.app.table(name),
       alias: (prefix) => this.alias(prefix),
       viewer: this.viewer,
+      appAdmin: this.appAdmin,
+      asksAppAdmin: () => {
+        this.appAdminArms += 1;
+      },
     };
   }
 

@@ -1,7 +1,11 @@
 // Grants compiled into SQL predicates over a row alias, evaluated in the same statement as the
 // query (or inside a mutation's transaction): `viewer` is the logged-in user's id as a bound
 // parameter (NULL when anonymous). RELATION paths become nested EXISTS through any relation
-// kind; members of the app's built-in `admin` role pass every rule.
+// kind; members of the app's built-in `admin` role pass every rule. A statement compiled for a
+// caller known not to be an app admin leaves that arm out (`appAdmin: 'excluded'`): `owner =
+// viewer` alone is a predicate PostgreSQL can answer from an index, `owner = viewer OR <viewer
+// is an app admin>` is not. Such a statement must check the caller aside (`viewerIsAppAdmin`)
+// and be run again with the arm if the caller turns out to be an admin.
 
 import { builtinTraits, membershipOf, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
@@ -18,6 +22,14 @@ export interface RuleContext {
   alias(prefix: string): SqlFragment;
   /** The logged-in user's uuid as a parameter, NULL for an anonymous caller. */
   viewer: SqlFragment;
+  /**
+   * `checked` (the default): every predicate lets app admins through, checked in the statement.
+   * `excluded`: the caller is taken not to be an app admin and the admin arm is left out; whoever
+   * runs such a statement checks `viewerIsAppAdmin` in it and falls back to a `checked` one.
+   */
+  appAdmin?: 'checked' | 'excluded' | undefined;
+  /** Told each time a predicate would let app admins through (checked or excluded): the statement depends on whether the caller is one. */
+  asksAppAdmin?: (() => void) | undefined;
 }
 
 const FALSE = sql`FALSE`;
@@ -43,8 +55,15 @@ function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
   return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${ur.roles} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[]))`;
 }
 
-/** The viewer is a member of the app's built-in `admin` role: full access. */
+/** The viewer is a member of the app's built-in `admin` role: full access (FALSE when the context excludes app admins). */
 export function isAppAdmin(c: RuleContext): SqlFragment {
+  c.asksAppAdmin?.();
+  if (c.appAdmin === 'excluded') return FALSE;
+  return viewerIsAppAdmin(c);
+}
+
+/** The viewer is a member of the app's built-in `admin` role, whatever the context says. */
+export function viewerIsAppAdmin(c: RuleContext): SqlFragment {
   return inRoles(c, [userRoles(c).adminRole]);
 }
 
@@ -69,7 +88,7 @@ export function manageMembersPredicate(c: RuleContext, row: SqlFragment): SqlFra
   const role = typeOf(c, membershipOf(c.model).roleType);
   const delegated = or([roleAdmin(c, row), ...typeGrants(role, 'update').map((g) => grantPredicate(c, role, row, g))]);
   const reserved = builtinTraits(role)?.reserved;
-  return sql`((${reserved ? sql`${notReserved(reserved, row)} AND ` : sql``}${delegated}) OR ${isAppAdmin(c)})`;
+  return or([reserved ? sql`(${notReserved(reserved, row)} AND ${delegated})` : delegated, isAppAdmin(c)]);
 }
 
 /** A `userFields` path from `row` (of `type`) leads to the viewer. */
@@ -131,7 +150,9 @@ function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant
   }
 }
 
-function or(items: readonly SqlFragment[]): SqlFragment {
+/** Items joined by OR; FALSE items (by identity) are left out. */
+function or(all: readonly SqlFragment[]): SqlFragment {
+  const items = all.filter((item) => item !== FALSE);
   if (items.length === 0) return FALSE;
   if (items.length === 1) return items[0] as SqlFragment;
   return sql`(${join(items, sql` OR `)})`;
@@ -151,7 +172,7 @@ export function accessPredicate(c: RuleContext, type: ModelType, op: PermissionO
   const reserved = builtinTraits(type)?.reserved;
   if (reserved && (op === 'update' || op === 'delete') && grants.length > 0) {
     const granted = grants.some((g) => g.scope === 'EVERYONE') ? ALWAYS : or(grants.map((g) => grantPredicate(c, type, row, g)));
-    return sql`((${notReserved(reserved, row)} AND ${granted}) OR ${isAppAdmin(c)})`;
+    return or([sql`(${notReserved(reserved, row)} AND ${granted})`, isAppAdmin(c)]);
   }
   return grantsPredicate(c, type, row, grants);
 }

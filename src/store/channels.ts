@@ -10,12 +10,21 @@ import type { NotificationHandler } from './types.js';
 export const listenStatement = (channel: string) => compile(sql`LISTEN ${ident(channel)}`).text;
 export const unlistenStatement = (channel: string) => compile(sql`UNLISTEN ${ident(channel)}`).text;
 
-/** Users whose tokens must be checked again (a new password, every session ended, deleted): "<appId> <userId>". */
+/** Users whose tokens must be checked again (a new password, every session ended, deleted): "<appId> <userId>";
+ * "<appId> *" when the app's roles or their members changed (who is an app admin must be read again). */
 export const USERS_CHANNEL = 'tessera_users';
 
 /** The notification, sent in the transaction that changes the user, that every instance hears once it commits. */
 export function userChangedNotice(appId: string, userId: string): SqlFragment {
   return notifyStatement(USERS_CHANNEL, `${appId} ${userId}`);
+}
+
+/** Stands for every user of an app in a notification on USERS_CHANNEL. */
+export const ALL_USERS = '*';
+
+/** The notification, sent in a transaction that changes an app's roles or their members, that every instance hears once it commits. */
+export function rolesChangedNotice(appId: string): SqlFragment {
+  return notifyStatement(USERS_CHANNEL, `${appId} ${ALL_USERS}`);
 }
 
 export class ChannelHandlers {

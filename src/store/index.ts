@@ -10,7 +10,7 @@ export { Clusters } from './clusters.js';
 export type { AppHome, ClusterView, ClustersOptions, UrlSealer } from './clusters.js';
 export type { OpenStoreOptions } from './open.js';
 export { sqlState, violatedConstraint } from './errors.js';
-export { USERS_CHANNEL, userChangedNotice } from './channels.js';
+export { ALL_USERS, USERS_CHANNEL, rolesChangedNotice, userChangedNotice } from './channels.js';
 
 export { APP_ID_PATTERN, CATALOG_CHANNEL, appSchemaName, isAppId, isAppName } from './catalog/appIds.js';
 export { CATALOG_MIGRATIONS, CATALOG_VERSION } from './catalog/migrations.js';

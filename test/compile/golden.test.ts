@@ -25,17 +25,22 @@ function variablesOf(text: string): Record<string, unknown> {
   return match ? (JSON.parse(match[1] as string) as Record<string, unknown>) : {};
 }
 
-/** `<case>.rules.graphql` compiles for a logged-in user under the app's rules; the rest for an admin token. */
+/**
+ * `<case>.rules.graphql` compiles for a logged-in user under the app's rules — as for a user
+ * who may be an app admin, then as for one known not to be — the rest for an admin token.
+ */
 function printPlan(query: string, rules: boolean): string {
   const userId = rules ? '00000000-0000-4000-8000-0000000000aa' : undefined;
-  const planned = planQuery({ app, document: parse(query), query, variables: variablesOf(query), admin: !rules, userId });
-  return planned
-    .map((p) => {
-      if (p.error) return `-- ${p.key}: error ${(p.error as Error).message}\n`;
-      if (p.text === undefined) return `-- ${p.key}: no SQL\n`;
-      return `-- ${p.key}\n${p.text.trim()}\n-- values: ${JSON.stringify(p.values)}\n`;
-    })
-    .join('\n');
+  const print = (variant: 'rules' | 'nonAdmin', heading: string) =>
+    planQuery({ app, document: parse(query), query, variables: variablesOf(query), admin: !rules, userId, variant })
+      .map((p) => {
+        if (p.error) return `-- ${p.key}${heading}: error ${(p.error as Error).message}\n`;
+        if (p.text === undefined) return `-- ${p.key}${heading}: no SQL\n`;
+        return `-- ${p.key}${heading}\n${p.text.trim()}\n-- values: ${JSON.stringify(p.values)}\n`;
+      })
+      .join('\n');
+  if (!rules) return print('rules', '');
+  return `${print('rules', '')}\n${print('nonAdmin', ' (a user known not to be an app admin)')}`;
 }
 
 describe('compiled SQL (golden)', () => {

@@ -6,6 +6,7 @@ import type { AccountPorts } from '../../accounts/index.js';
 import type { Store, Transaction } from '../../store/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
+import { ROLE } from '../../model/index.js';
 import { RowEvents } from './events.js';
 import type { BeforeHooks } from './hooks.js';
 import type { ResolverCalls } from '../resolvers/ports.js';
@@ -63,15 +64,20 @@ export async function writeTransaction<T>(store: Store, s: CompileState, ports: 
   // answer is usually cached): a subscription that opens while the mutation runs may miss it.
   const wanted = ports.events.wanted ? await ports.events.wanted() : true;
   let blobsRemoved = false;
+  let rolesTouched = false;
   const result = await store.transaction(async (tx) => {
     const writer: Writer = { app: s.app, tx, accounts: ports.accounts, s, events, outbox };
     const answer = await fn(writer);
+    // Roles created, renamed or deleted, members enrolled or removed: who is an app admin may have changed.
+    rolesTouched = events.events.some((e) => e.type === ROLE);
+    if (rolesTouched) await ports.accounts.rolesChanging?.(tx);
     if (wanted) await events.capture(tx, s.app);
     await outbox.write(tx, s.app);
     blobsRemoved = writer.blobsRemoved === true;
     return answer;
   });
   outbox.committed();
+  if (rolesTouched) ports.accounts.rolesChanged?.();
   if (blobsRemoved) ports.blobsRemoved?.();
   if (wanted) await events.publish(store, s.app.app.id).catch((err: unknown) => ports.events.lost?.(err));
   return result;

@@ -32,6 +32,20 @@ function mayHaveMoved(error: GraphQLError): boolean {
   return state !== undefined && MOVED_STATES.has(state);
 }
 
+/**
+ * What this instance knows of a user being an app admin, for the query to go by, and where the
+ * query tells what it read (cached only if no change to the app's roles was heard of meanwhile).
+ */
+function appAdminOf(tokens: UserTokenCache | undefined, appId: string, caller: Caller): { appAdmin?: boolean; appAdminSeen?: (isAdmin: boolean) => void } {
+  if (tokens === undefined || caller.kind !== 'user') return {};
+  const epoch = tokens.epoch;
+  const known = tokens.appAdmin(appId, caller.userId);
+  return {
+    ...(known === undefined ? {} : { appAdmin: known }),
+    appAdminSeen: (isAdmin) => tokens.rememberAppAdmin(appId, caller.userId, isAdmin, epoch),
+  };
+}
+
 export interface OperationServices {
   registry: AppRegistry;
   /** The platform key: an admin credential on every app. */
@@ -122,6 +136,7 @@ export class AppOperations {
       variables,
       admin: caller.kind === 'admin',
       userId: caller.kind === 'user' ? caller.userId : undefined,
+      ...appAdminOf(services.tokens, live.id, caller),
     });
     // No data at all means the operation never ran: bad variables or an unknown operation name.
     if (run.data === undefined) return refused(run.errors, 'BAD_USER_INPUT');
