@@ -13,20 +13,23 @@ import { storeAdminService } from './service.js';
 import type { AdminServiceOptions } from './service.js';
 import type { AdminService, AppSummary, StoreAdminService } from './types.js';
 
+/** One `make(store)` per store (cluster), made on first use. */
+function perStore<T extends object>(make: (store: Store) => T): (store: Store) => T {
+  const made = new WeakMap<Store, T>();
+  return (store) => {
+    let value = made.get(store);
+    if (!value) made.set(store, (value = make(store)));
+    return value;
+  };
+}
+
 /**
  * The management service of the apps on `target`: one store (every app on it), or the clusters
  * of a server (main and those the operator added).
  */
 export function createAdminService(target: Store | Clusters, options: AdminServiceOptions = {}): AdminService {
   const clusters = target instanceof Clusters ? target : new Clusters(target);
-  const services = new WeakMap<Store, StoreAdminService>();
-  const serviceOf = (store: Store): StoreAdminService => {
-    const known = services.get(store);
-    if (known) return known;
-    const service = storeAdminService(store, options);
-    services.set(store, service);
-    return service;
-  };
+  const serviceOf = perStore((store) => storeAdminService(store, options));
   const homeOf = async (appId: string) => {
     const home = await clusters.home(appId);
     return { cluster: home.cluster, service: serviceOf(home.store) };
@@ -152,14 +155,7 @@ async function place(clusters: Clusters, store: Store, app: AppSummary, cluster:
  */
 export function createPortability(target: Store | Clusters, options: PortabilityOptions): Portability {
   const clusters = target instanceof Clusters ? target : new Clusters(target);
-  const services = new WeakMap<Store, Portability>();
-  const on = (store: Store): Portability => {
-    const known = services.get(store);
-    if (known) return known;
-    const service = storePortability(store, options);
-    services.set(store, service);
-    return service;
-  };
+  const on = perStore((store) => storePortability(store, options));
   return {
     async checkExportable(appId) {
       return on((await clusters.home(appId)).store).checkExportable(appId);
