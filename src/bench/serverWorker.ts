@@ -80,9 +80,12 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-// TESSERA_DB_LANES as the server reads it, so that runs can compare lane counts.
-const lanes = process.env.TESSERA_DB_LANES ? { lanes: Number(process.env.TESSERA_DB_LANES) } : {};
-const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, ...lanes } : { dataDir: data.dataDir });
+// TESSERA_DB_LANES as the server reads it, and the connections' uses, so that runs can compare them.
+const pool = {
+  ...(process.env.TESSERA_DB_LANES ? { lanes: Number(process.env.TESSERA_DB_LANES) } : {}),
+  ...(process.env.TESSERA_BENCH_CONNECTION_USES ? { connectionUses: Number(process.env.TESSERA_BENCH_CONNECTION_USES) } : {}),
+};
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, ...pool } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,

@@ -67,8 +67,8 @@ const urlContext = (name: string): string => `cluster:${name}`;
 export class Clusters {
   readonly #main: AppHome;
   readonly #options: ClustersOptions;
-  /** Added clusters this instance has opened: the raw store (closed here) and the wrapped one. */
-  readonly #opened = new Map<string, { raw: Store; home: AppHome }>();
+  /** Added clusters this instance has opened (their stores are closed here). */
+  readonly #opened = new Map<string, AppHome>();
   readonly #listeners: Listener[] = [];
   readonly #perCluster: { start: PerCluster; stops: (() => Promise<void>)[] }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
@@ -105,13 +105,13 @@ export class Clusters {
     for (const listener of this.#listeners.splice(0)) {
       for (const unlisten of listener.unlisten) await unlisten().catch(() => undefined);
     }
-    for (const { raw } of this.#opened.values()) await raw.close().catch(() => undefined);
+    for (const { store } of this.#opened.values()) await store.close().catch(() => undefined);
     this.#opened.clear();
   }
 
   /** Every cluster this instance has open, `main` first. */
   homes(): AppHome[] {
-    return [this.#main, ...[...this.#opened.values()].map((o) => o.home)];
+    return [this.#main, ...this.#opened.values()];
   }
 
   /** Every cluster the catalog records, opened (those added by another instance included), `main` first. */
@@ -124,7 +124,7 @@ export class Clusters {
   async cluster(name: string): Promise<AppHome | undefined> {
     if (name === MAIN_CLUSTER) return this.#main;
     if (!this.#opened.has(name)) await this.#refresh();
-    return this.#opened.get(name)?.home;
+    return this.#opened.get(name);
   }
 
   /**
@@ -254,9 +254,9 @@ export class Clusters {
     }
   }
 
-  #adopt(name: string, raw: Store): void {
-    const home = { cluster: name, store: raw };
-    this.#opened.set(name, { raw, home });
+  #adopt(name: string, store: Store): void {
+    const home = { cluster: name, store };
+    this.#opened.set(name, home);
     for (const listener of this.#listeners) void this.#listenOn(listener, home);
     for (const work of this.#perCluster) {
       const stop = work.start(home);
