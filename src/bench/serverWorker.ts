@@ -80,12 +80,7 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-// TESSERA_DB_LANES as the server reads it, and the connections' uses, so that runs can compare them.
-const pool = {
-  ...(process.env.TESSERA_DB_LANES ? { lanes: Number(process.env.TESSERA_DB_LANES) } : {}),
-  ...(process.env.TESSERA_BENCH_CONNECTION_USES ? { connectionUses: Number(process.env.TESSERA_BENCH_CONNECTION_USES) } : {}),
-};
-const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, ...pool } : { dataDir: data.dataDir });
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,

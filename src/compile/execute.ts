@@ -257,7 +257,7 @@ function forbidden(key: string): TesseraError {
 
 export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResult> {
   // Every statement of the operation, reads and mutation transactions alike, under the app's timeout.
-  const args = { ...input, store: withStatementTimeout(input.store, input.app.app.settings.statementTimeoutMs, input.app.app.id) };
+  const args = { ...input, store: withStatementTimeout(input.store, input.app.app.settings.statementTimeoutMs) };
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) return { errors: [new GraphQLError('Unknown operation: give operationName when the document holds several')] };
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });

@@ -36,8 +36,6 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
   dbPoolSize: number;
-  /** Lanes the pool is split into, each app's statements preferring one (TESSERA_DB_LANES). */
-  dbLanes: number;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
@@ -159,14 +157,11 @@ function parseLoginLimits(env: Env): LoginLimits {
 
 export const DEFAULT_DB_POOL_SIZE = 10;
 
-export const DEFAULT_DB_LANES = 5;
-
-/** A count from 1 to 1000 (`what` names its unit in the refusal), or the default when unset. */
-function parseCount(value: string | undefined, name: string, what: string, fallback: number): number {
+function parsePoolSize(value: string | undefined): number {
   const text = present(value);
-  if (text === undefined) return fallback;
+  if (text === undefined) return DEFAULT_DB_POOL_SIZE;
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= 1000)) throw badInput(`${name} must be a number of ${what} from 1 to 1000, got "${text}"`);
+  if (!(n >= 1 && n <= 1000)) throw badInput(`TESSERA_DB_POOL_SIZE must be a number of connections from 1 to 1000, got "${text}"`);
   return n;
 }
 
@@ -253,8 +248,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     loginLimits: parseLoginLimits(env),
     mail: parseMail(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
-    dbPoolSize: parseCount(env.TESSERA_DB_POOL_SIZE, 'TESSERA_DB_POOL_SIZE', 'connections', DEFAULT_DB_POOL_SIZE),
-    dbLanes: parseCount(env.TESSERA_DB_LANES, 'TESSERA_DB_LANES', 'lanes', DEFAULT_DB_LANES),
+    dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),

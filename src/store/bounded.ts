@@ -5,12 +5,11 @@
 import type { SqlFragment } from '../sql/index.js';
 import type { QueryResult, Store, Transaction } from './types.js';
 
-export function withStatementTimeout(store: Store, timeoutMs: number, affinity?: string): Store {
-  const options = affinity === undefined ? { timeoutMs } : { timeoutMs, affinity };
+export function withStatementTimeout(store: Store, timeoutMs: number): Store {
   return {
     kind: store.kind,
-    query: <R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> => store.query<R>(statement, options),
-    transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, options),
+    query: <R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> => store.query<R>(statement, { timeoutMs }),
+    transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, { timeoutMs }),
     listen: (channel, handler) => store.listen(channel, handler),
     notify: (channel, payload) => store.notify(channel, payload),
     ping: () => store.ping(),

@@ -29,8 +29,6 @@ export interface ClustersOptions {
   sealer?: UrlSealer | undefined;
   /** Connections of each added cluster's pool (default: the store's). */
   poolSize?: number | undefined;
-  /** Lanes of each added cluster's pool (default: the store's). */
-  lanes?: number | undefined;
   /** A cluster recorded in the catalog could not be opened (its URL no longer unseals). */
   onOpenError?: ((cluster: string, err: unknown) => void) | undefined;
 }
@@ -209,7 +207,7 @@ export class Clusters {
     if (!/^postgres(ql)?:\/\//.test(url)) throw badInput('The cluster URL must be a postgres:// or postgresql:// connection URL', { field: 'url' });
     let store: Store;
     try {
-      store = await openStore({ databaseUrl: url, cluster: name, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}), ...(this.#options.lanes ? { lanes: this.#options.lanes } : {}) });
+      store = await openStore({ databaseUrl: url, cluster: name, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}) });
     } catch (err) {
       throw badInput(`The cluster "${name}" cannot be reached: ${err instanceof Error ? err.message : String(err)}`, { field: 'url' });
     }
@@ -243,7 +241,7 @@ export class Clusters {
         continue;
       }
       // Connected on first use: a cluster down at start-up affects only its own apps.
-      const store = await openStore({ databaseUrl: url, cluster: row.name, probe: false, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}), ...(this.#options.lanes ? { lanes: this.#options.lanes } : {}) });
+      const store = await openStore({ databaseUrl: url, cluster: row.name, probe: false, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}) });
       if (this.#opened.has(row.name) || this.#closed) {
         await store.close();
         continue;

@@ -8,7 +8,6 @@ import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { connectionBroken, databaseError, statementError, unreachable } from './errors.js';
-import { Lanes } from './lanes.js';
 import { PgListener } from './listener.js';
 import { pgTypes } from './pgTypes.js';
 import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
@@ -36,8 +35,6 @@ export interface PostgresOptions {
    * statement timeout is answered `UNAVAILABLE` with a `Retry-After` of a second.
    */
   cluster?: string;
-  /** Lanes the connections are split into, each app's statements preferring one (default LANE_COUNT; lanes.ts). */
-  lanes?: number;
 }
 
 /** How long a new connection may take when no statement timeout bounds it. */
@@ -63,7 +60,7 @@ interface Checkout {
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
-  readonly #lanes: Lanes;
+  readonly #pool: pg.Pool;
   readonly #listener: PgListener;
   readonly #timeoutMs: number;
   readonly #cluster: string | undefined;
@@ -84,22 +81,22 @@ export class PostgresStore implements Store {
       // the default timeout comes with the connection, at no cost per statement.
       options: `-c TimeZone=UTC -c statement_timeout=${this.#timeoutMs}`,
     };
-    this.#lanes = new Lanes(
-      {
-        ...config,
-        maxUses: options.connectionUses ?? CONNECTION_USES,
-        // A server that does not answer is given up on within the statement timeout.
-        connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
-      },
-      { connections: options.maxConnections ?? 10, lanes: options.lanes },
-    );
+    this.#pool = new pg.Pool({
+      ...config,
+      max: options.maxConnections ?? 10,
+      maxUses: options.connectionUses ?? CONNECTION_USES,
+      // A server that does not answer is given up on within the statement timeout.
+      connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
+    });
+    // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
+    this.#pool.on('error', () => undefined);
     this.#listener = new PgListener(config);
   }
 
   async query<R = Record<string, unknown>>(statement: SqlFragment, options: StatementOptions = {}): Promise<QueryResult<R>> {
     this.#checkOpen();
     const { text, values } = compile(statement);
-    const { client, release } = await this.#checkout(options.affinity);
+    const { client, release } = await this.#checkout();
     let broken: Error | undefined;
     try {
       await this.#useSessionTimeout(client, options.timeoutMs ?? this.#timeoutMs);
@@ -114,7 +111,7 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: StatementOptions = {}): Promise<T> {
     this.#checkOpen();
-    const { client, release } = await this.#checkout(options.affinity);
+    const { client, release } = await this.#checkout();
     // A client whose ROLLBACK failed is in an unknown state: the pool must not reuse it.
     let broken: Error | undefined;
     const wanted = options.timeoutMs ?? this.#timeoutMs;
@@ -146,22 +143,14 @@ export class PostgresStore implements Store {
   }
 
   connections(): { idle: number; used: number; waiting: number } {
-    return this.#lanes.counts();
+    const pool = this.#pool;
+    return { idle: pool.idleCount, used: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
   }
 
   async ping(): Promise<boolean> {
     if (this.#closing) return false;
     try {
-      const { client, release } = await this.#checkout();
-      let broken: Error | undefined;
-      try {
-        await client.query('SELECT 1');
-      } catch (err) {
-        broken = asError(err);
-        throw err;
-      } finally {
-        release(broken);
-      }
+      await this.#pool.query('SELECT 1');
       return true;
     } catch {
       return false;
@@ -171,7 +160,7 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#listener.close();
-      await this.#lanes.end();
+      await this.#pool.end();
     })();
     return this.#closing;
   }
@@ -180,10 +169,10 @@ export class PostgresStore implements Store {
     if (this.#closing) throw new Error('The store is closed');
   }
 
-  async #checkout(affinity?: string): Promise<Checkout> {
+  async #checkout(): Promise<Checkout> {
     let client: PoolClient;
     try {
-      client = await this.#lanes.connect(affinity);
+      client = await this.#pool.connect();
     } catch (err) {
       throw unreachable(err, this.#cluster);
     }

@@ -31,11 +31,6 @@ export interface StatementOptions {
    * statement and ignores it (docs/security.md).
    */
   timeoutMs?: number;
-  /**
-   * Whose statement it is (an app's id): the PostgreSQL store runs one app's statements on the
-   * same few connections when it can, where that app's catalog entries are cached.
-   */
-  affinity?: string;
 }
 
 export interface Store extends Queryable {
