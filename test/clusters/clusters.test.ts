@@ -219,12 +219,51 @@ describe.runIf(STORES.includes('postgres'))('clusters (postgres)', () => {
     expect(back.body.data.viewer.allNotes.edges).toHaveLength(2);
   });
 
+  it('starts while a cluster is down, and serves its apps (subscriptions included) once it is back', async () => {
+    await east.stop();
+    let three: Instance | undefined;
+    try {
+      three = await startInstance(main.databaseUrl!, key, secret);
+      expect((await gql(three.base, home.id, home.token, '{ viewer { allNotes { edges { node { text } } } } }')).status).toBe(200);
+      const refused = await gql(three.base, placed.id, placed.token, '{ viewer { allNotes { edges { node { text } } } } }');
+      expect(refused.status).toBe(503);
+      expect(refused.body.errors[0].extensions).toMatchObject({ code: 'UNAVAILABLE', cluster: 'east' });
+      expect((await fetch(`${three.base}/readyz`)).status).toBe(200);
+      // A subscription to an app of main starts the realtime hub's LISTEN on every cluster now,
+      // the one that is down included: that one is tried again until it answers.
+      const onMain = client(`${three.base}/graphql/${home.id}`, home.token);
+      const mainEvents = subscribe(onMain, 'subscription { subscribeToNote(mutations: [createNote]) { value { text } } }');
+      await waitForSubscriptions(three.base, 1);
+      await east.start();
+      const back = await gql(three.base, placed.id, placed.token, '{ viewer { allNotes { edges { node { text } } } } }');
+      expect(back.status).toBe(200);
+      // Its LISTEN connection to the cluster is made once the cluster answers: events arrive.
+      const c = client(`${three.base}/graphql/${placed.id}`, placed.token);
+      const events = subscribe(c, 'subscription { subscribeToNote(mutations: [createNote]) { value { text } } }');
+      await waitForSubscriptions(three.base, 2);
+      let heard: Json[] = [];
+      for (let i = 0; i < 40 && heard.length === 0; i++) {
+        await gql(one.base, placed.id, placed.token, 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { id } } }', { t: `back ${i}` });
+        heard = await events.take(1, 500).catch(() => []);
+      }
+      expect(heard[0]?.data.subscribeToNote.value.text).toMatch(/^back \d+$/);
+      await events.close();
+      await c.dispose();
+      await mainEvents.close();
+      await onMain.dispose();
+    } finally {
+      await east.start();
+      await three?.close();
+    }
+  });
+
   it('serves the app after a restart, from the placement and sealed URL in the catalog', async () => {
     await one.close();
     one = await startInstance(main.databaseUrl!, key, secret);
     const read = await gql(one.base, placed.id, placed.token, '{ viewer { allNotes { edges { node { text } } } } }');
     expect(read.status).toBe(200);
-    expect(read.body.data.viewer.allNotes.edges).toHaveLength(2);
+    const texts = read.body.data.viewer.allNotes.edges.map((e: Json) => e.node.text as string);
+    expect(texts.filter((t: string) => !t.startsWith('back ')).sort()).toEqual(['heard', 'on east']);
     // The traffic the closed instance counted for the app was kept in the catalog.
     const traffic = await admin(one, 'query($id: ID!) { app(id: $id) { traffic(minutes: 60) { operations } } }', { id: placed.id });
     const operations = traffic.body.data.app.traffic.reduce((sum: number, m: Json) => sum + m.operations, 0);
