@@ -4,7 +4,7 @@
 // clusters; listing gathers every cluster's apps.
 
 import { notFound } from '../errors/index.js';
-import { Clusters, MAIN_CLUSTER, deletePlacement, deleteTraffic, findPlacement, insertPlacement } from '../store/index.js';
+import { Clusters, MAIN_CLUSTER, deletePlacement, deleteTraffic, findPlacement, insertPlacement, perStore } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { moveApp } from './moveApp.js';
 import { storePortability } from './portability.js';
@@ -12,16 +12,6 @@ import type { Portability, PortabilityOptions } from './portability.js';
 import { storeAdminService } from './service.js';
 import type { AdminServiceOptions } from './service.js';
 import type { AdminService, AppSummary, StoreAdminService } from './types.js';
-
-/** One `make(store)` per store (cluster), made on first use. */
-function perStore<T extends object>(make: (store: Store) => T): (store: Store) => T {
-  const made = new WeakMap<Store, T>();
-  return (store) => {
-    let value = made.get(store);
-    if (!value) made.set(store, (value = make(store)));
-    return value;
-  };
-}
 
 /**
  * The management service of the apps on `target`: one store (every app on it), or the clusters

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { Clusters, withProbes } from '../store/index.js';
+import { Clusters, perStore, withProbes } from '../store/index.js';
 import type { AppHome, Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
@@ -179,12 +179,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const probes = options.tracer ? [metrics.statements, statementSpans(options.tracer)] : [metrics.statements];
   const store = withProbes(options.store, probes);
   const clusters = options.clusters ?? new Clusters(options.store);
-  const probedStores = new WeakMap<Store, Store>([[options.store, store]]);
-  const probed = (home: AppHome): AppHome => {
-    let wrapped = probedStores.get(home.store);
-    if (!wrapped) probedStores.set(home.store, (wrapped = withProbes(home.store, probes)));
-    return { cluster: home.cluster, store: wrapped };
-  };
+  const probedStore = perStore((raw) => (raw === options.store ? store : withProbes(raw, probes)));
+  const probed = (home: AppHome): AppHome => ({ cluster: home.cluster, store: probedStore(home.store) });
   const homes = {
     home: async (appId: string) => probed(await clusters.home(appId)),
     listen: (channel: string, handler: (payload: string, store: Store) => void) => clusters.listen(channel, (payload, home) => handler(payload, probed(home).store)),
@@ -196,12 +192,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installHealth(app, { store: options.store, clusters: () => clusters.homes() });
   if (options.compression) installCompression(app);
   // Each cluster's outbox tells that cluster's workers (on every instance) of new deliveries.
-  const outboxes = new WeakMap<Store, OutboxSignal>();
-  const outboxOf = (on: Store): OutboxSignal => {
-    let signal = outboxes.get(on);
-    if (!signal) outboxes.set(on, (signal = new OutboxSignal(on)));
-    return signal;
-  };
+  const outboxOf = perStore((on) => new OutboxSignal(on));
   const signer = new FileUrlSigner(options.files?.secret ?? randomBytes(32));
   const pads = signer.pads();
   const fileUrls: FileUrlKeys = { base: publicUrl, inner: pads.inner, outer: pads.outer, expiry: (lifetime) => urlExpiry(lifetime), variant: variantName };

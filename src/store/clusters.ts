@@ -62,6 +62,16 @@ type PerCluster = (home: AppHome) => (() => Promise<void>) | undefined;
 
 const urlContext = (name: string): string => `cluster:${name}`;
 
+/** One `make(store)` per store (a cluster's), made on first use: services and signals kept per cluster. */
+export function perStore<T extends object>(make: (store: Store) => T): (store: Store) => T {
+  const made = new WeakMap<Store, T>();
+  return (store) => {
+    let value = made.get(store);
+    if (!value) made.set(store, (value = make(store)));
+    return value;
+  };
+}
+
 export class Clusters {
   readonly #main: AppHome;
   readonly #options: ClustersOptions;
