@@ -74,7 +74,9 @@ describe('console: OpenID providers', () => {
     expect(await form().getByLabel('Client secret', { exact: true }).getAttribute('type')).toBe('password');
     await form().getByRole('button', { name: 'Add provider' }).click();
     await section().getByRole('status').getByText(`Added corp: clients send users to ${provider.issuer}/auth.`).waitFor();
+    // The notice comes with the answer; the list is reloaded after it, so wait for the row.
     const row = section().getByRole('row').filter({ hasText: 'corp' });
+    await row.waitFor();
     expect(await row.locator('td').allInnerTexts()).toEqual(expect.arrayContaining(['corp', provider.issuer, CLIENT.clientId, 'openid email', `${provider.issuer}/auth`]));
     // The form is empty again, and the secret is nowhere in the page.
     expect(await form().getByLabel('Client secret', { exact: true }).inputValue()).toBe('');

@@ -36,13 +36,19 @@ describe.each(STORE_KINDS)('event delivery (%s)', (kind) => {
       receiver.status = 503;
       await createEventFunction(server, app.id, receiver, ['createPost'], 'flaky');
       await app.data('mutation { createPost(input: { title: "retry me" }) { changedPost { id } } }');
-      const failing = await waitForDeliveries(server, app.id, (l) => l[0]?.attempts >= 2, 'flaky');
+      // An attempt is counted when it is claimed, so wait for two calls answered 503 before the
+      // endpoint recovers: the listing then shows at least two attempts, the last one failed.
+      await receiver.waitFor(2);
+      const failing = await waitForDeliveries(server, app.id, (l) => l[0]?.attempts >= 2 && l[0]?.lastStatusCode === 503, 'flaky');
       expect(failing[0]).toMatchObject({ status: 'PENDING', lastStatusCode: 503, lastError: 'the endpoint answered 503', deliveredAt: null });
       expect(failing[0].nextAttemptAt).not.toBeNull();
       receiver.status = 200;
       const [done] = await waitForDeliveries(server, app.id, (l) => l[0]?.status === 'DELIVERED', 'flaky');
       expect(done).toMatchObject({ lastStatusCode: 200, lastError: null, nextAttemptAt: null });
       expect(done.attempts).toBeGreaterThanOrEqual(3);
+      expect(done.attempts).toBe(receiver.received.length);
+      expect(receiver.received.slice(0, 2).map((r) => r.answered)).toEqual([503, 503]);
+      expect(receiver.received.at(-1)?.answered).toBe(200);
       expect(done.deliveredAt).not.toBeNull();
       // Every attempt carried the same event id, and each was signed.
       expect(new Set(receiver.received.map((r) => r.eventId))).toEqual(new Set([done.id]));

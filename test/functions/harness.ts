@@ -41,6 +41,8 @@ export interface Received {
   body: Json;
   /** Whether Tessera-Signature signs the raw body with the function's secret. */
   verified: boolean;
+  /** The status this call was answered with. */
+  answered: number;
 }
 
 /** An endpoint of the app's own: records each call, and answers `status` (200 by default). */
@@ -81,6 +83,7 @@ export class Receiver {
           raw,
           body: JSON.parse(raw) as Json,
           verified: verifySignature(this.secret, request.headers['tessera-signature'] as string | undefined, raw, 300),
+          answered: this.status,
         });
         response.writeHead(this.status, { 'content-type': 'application/json' }).end('{"ok":true}');
       });
