@@ -99,12 +99,17 @@ export class UserTokenCache {
   }
 
   /** Hears of users changed by other instances (and by this one, once committed). */
-  async start(store: Pick<Store, 'listen'>): Promise<void> {
-    this.#unlisten = await store.listen(USERS_CHANNEL, (payload) => {
-      const [appId, userId] = payload.split(' ');
-      if (appId && userId === ALL_USERS) this.rolesChanged(appId);
-      else if (appId && userId) this.#forget(userKey(appId, userId));
-    });
+  async start(store: { listen(channel: string, handler: (payload: string) => void, options?: { resumed?: () => void }): Promise<() => Promise<void>> }): Promise<void> {
+    this.#unlisten = await store.listen(
+      USERS_CHANNEL,
+      (payload) => {
+        const [appId, userId] = payload.split(' ');
+        if (appId && userId === ALL_USERS) this.rolesChanged(appId);
+        else if (appId && userId) this.#forget(userKey(appId, userId));
+      },
+      // Changes notified while the connection was down were missed: every user is read again.
+      { resumed: () => this.#forgetAll() },
+    );
   }
 
   async stop(): Promise<void> {
@@ -177,6 +182,13 @@ export class UserTokenCache {
     this.#epoch += 1;
     this.#users.delete(key);
     this.#admins.delete(key);
+  }
+
+  /** Every user's state and admin answer is read again (verified tokens stay: their users are checked anew). */
+  #forgetAll(): void {
+    this.#epoch += 1;
+    this.#users.clear();
+    this.#admins.clear();
   }
 
   /** Whether a user is an app admin, as read lately with the app's roles as they still are; undefined when not known. */

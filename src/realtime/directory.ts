@@ -28,7 +28,7 @@ export class SubscriberDirectory {
   }
 
   async start(): Promise<void> {
-    this.#unlisten = await this.#store.listen(REALTIME_APPS_CHANNEL, (appId) => this.#cache.delete(appId));
+    this.#unlisten = await this.#store.listen(REALTIME_APPS_CHANNEL, (appId) => this.#cache.delete(appId), { resumed: () => this.#cache.clear() });
     this.#heartbeat = setInterval(() => void this.#refresh().catch(() => undefined), HEARTBEAT_MS);
     this.#heartbeat.unref();
   }

@@ -2,8 +2,10 @@
 // version and settings, and its admin tokens, cached so a data request costs one statement.
 // Apps are loaded on first use and let go least recently used within the app cache's budget
 // (appCache.ts). Catalog changes invalidate entries at once on this instance and, through
-// LISTEN/NOTIFY on CATALOG_CHANNEL, within moments on every other instance; entries also
-// expire after a while as a backstop for a missed notification.
+// LISTEN/NOTIFY on CATALOG_CHANNEL, within moments on every other instance; when the LISTEN
+// connection was lost (notifications missed) every entry is let go. As a last backstop (a
+// change made by hand in the catalog), an app in use is read again in the background every few
+// minutes; when nothing changed it keeps its compiled statements.
 
 import { createHash } from 'node:crypto';
 import { AppContext, cachedPlans } from '../compile/index.js';
@@ -34,6 +36,7 @@ export interface LiveApp {
   trusted: TrustedDocumentSet | null;
   /** The app's functions (secrets sealed). */
   functions: AppFunctions;
+  /** When the app was read from the catalog (a refresh that failed moves it on a little). */
   loadedAt: number;
   /** The app's GraphQL schema as the app cache shares it between apps of the same model. */
   schema: SharedSchema;
@@ -46,7 +49,12 @@ export function accountApp(app: LiveApp): AccountApp {
   return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
 }
 
-const MAX_AGE_MS = 30_000;
+/** Admin tokens' answers are kept this long (a deleted token is forgotten at once on notification). */
+const TOKEN_AGE_MS = 30_000;
+/** An app in use is read again in the background after this long: the backstop for a change no one notified. */
+export const APP_REFRESH_MS = 5 * 60_000;
+/** A refresh that failed is tried again after this long, by the next request. */
+const REFRESH_RETRY_MS = 5_000;
 
 function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -62,13 +70,14 @@ function trustedBytes(trusted: TrustedDocumentSet | null): number {
 /** Where apps live: the cluster of each, and notifications from every cluster. */
 export interface AppHomes {
   home(appId: string): Promise<AppHome>;
-  listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
+  /** `resumed`: listening again after a gap (notifications were missed). */
+  listen(channel: string, handler: (payload: string) => void, options?: { resumed?: () => void }): Promise<() => Promise<void>>;
 }
 
 /** A single store holding every app. */
 export function oneHome(store: Store): AppHomes {
   const home: AppHome = { cluster: 'main', store };
-  return { home: async () => home, listen: (channel, handler) => store.listen(channel, handler) };
+  return { home: async () => home, listen: (channel, handler, options) => store.listen(channel, handler, options) };
 }
 
 export interface AppRegistryOptions {
@@ -103,7 +112,7 @@ export class AppRegistry {
   }
 
   async start(): Promise<void> {
-    this.#unlisten = await this.#homes.listen(CATALOG_CHANNEL, (appId) => this.invalidate(appId));
+    this.#unlisten = await this.#homes.listen(CATALOG_CHANNEL, (appId) => this.invalidate(appId), { resumed: () => this.invalidateAll() });
   }
 
   async stop(): Promise<void> {
@@ -127,6 +136,13 @@ export class AppRegistry {
     this.#tokens.clear();
   }
 
+  /** Forgets every app (catalog notifications may have been missed). */
+  invalidateAll(): void {
+    this.#cache.clear();
+    this.#loading.clear();
+    this.#tokens.clear();
+  }
+
   /** Apps held in memory (loaded or loading). */
   get size(): number {
     return this.#cache.stats.apps + this.#loading.size;
@@ -143,23 +159,29 @@ export class AppRegistry {
     if (!isAppId(appId)) return null;
     const cached = this.#cache.get(appId);
     if (cached) {
-      if (Date.now() - cached.loadedAt < MAX_AGE_MS) return cached;
-      this.#cache.delete(appId);
+      // The request goes on with what is cached; the refresh replaces it once read.
+      if (Date.now() - cached.loadedAt >= APP_REFRESH_MS && !this.#loading.has(appId)) {
+        this.#loadOnce(appId, cached).catch(() => {
+          cached.loadedAt = Date.now() - APP_REFRESH_MS + REFRESH_RETRY_MS;
+        });
+      }
+      return cached;
     }
     return this.#loadOnce(appId);
   }
 
-  /** Loads the app, or joins the load under way, and caches the result. */
-  #loadOnce(appId: string): Promise<LiveApp | null> {
+  /** Loads the app (again, when `previous` is cached), or joins the load under way, and caches the result. */
+  #loadOnce(appId: string, previous?: LiveApp): Promise<LiveApp | null> {
     const loading = this.#loading.get(appId);
     if (loading) return loading;
-    const load: Promise<LiveApp | null> = this.#load(appId).then(
+    const load: Promise<LiveApp | null> = this.#load(appId, previous).then(
       (app) => {
         // Kept unless a catalog change came while it loaded. Neither a failed load nor an
         // unknown app is remembered: ids made up by a client would otherwise fill the map.
         if (this.#loading.get(appId) === load) {
           this.#loading.delete(appId);
           if (app) this.#cache.add(app);
+          else if (previous) this.#cache.delete(appId);
         } else if (app) {
           this.#cache.release(app.schema);
         }
@@ -174,7 +196,7 @@ export class AppRegistry {
     return load;
   }
 
-  async #load(appId: string): Promise<LiveApp | null> {
+  async #load(appId: string, previous?: LiveApp): Promise<LiveApp | null> {
     const { cluster, store } = await this.#homes.home(appId);
     const row = await findApp(store, appId);
     // Endpoints are addressed by id only (names can be reused after a delete).
@@ -198,7 +220,16 @@ export class AppRegistry {
     // Nothing is awaited from here on: the schema acquired goes to the cache or back (get).
     const schema = this.#cache.acquire(live.model);
     const settings = withDefaults(row.settings);
-    const context = new AppContext({ id: appId, version: live.version, model: schema.model, settings, schema: schema.schema, files: this.#files });
+    // Read again and unchanged: the app keeps its compiled statements.
+    const unchanged =
+      previous !== undefined &&
+      previous.cluster === cluster &&
+      previous.context.app.version === live.version &&
+      previous.context.app.schema === schema.schema &&
+      JSON.stringify(previous.context.app.settings) === JSON.stringify(settings);
+    const context = unchanged
+      ? previous.context
+      : new AppContext({ id: appId, version: live.version, model: schema.model, settings, schema: schema.schema, files: this.#files });
     const fixed = APP_BYTES + trustedBytes(trusted);
     return {
       id: appId,
@@ -232,7 +263,7 @@ export class AppRegistry {
     const hash = tokenHash(token);
     const key = `${app.id}:${hash}`;
     const cached = this.#tokens.get(key);
-    if (cached && Date.now() - cached.at < MAX_AGE_MS) return cached.valid;
+    if (cached && Date.now() - cached.at < TOKEN_AGE_MS) return cached.valid;
     const valid = (await findAdminToken(app.store, app.id, hash)) !== null;
     if (this.#tokens.size > 10_000) this.#tokens.clear();
     this.#tokens.set(key, { valid, at: Date.now() });

@@ -183,7 +183,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const probed = (home: AppHome): AppHome => ({ cluster: home.cluster, store: probedStore(home.store) });
   const homes = {
     home: async (appId: string) => probed(await clusters.home(appId)),
-    listen: (channel: string, handler: (payload: string, store: Store) => void) => clusters.listen(channel, (payload, home) => handler(payload, probed(home).store)),
+    listen: (channel: string, handler: (payload: string, store: Store) => void, options: { resumed?: () => void } = {}) =>
+      clusters.listen(channel, (payload, home) => handler(payload, probed(home).store), { resumed: () => options.resumed?.() }),
   };
   app.addHook('onReady', async () => clusters.start());
   app.addHook('onClose', async () => clusters.close());

@@ -10,7 +10,7 @@ export function withStatementTimeout(store: Store, timeoutMs: number): Store {
     kind: store.kind,
     query: <R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> => store.query<R>(statement, { timeoutMs }),
     transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, { timeoutMs }),
-    listen: (channel, handler) => store.listen(channel, handler),
+    listen: (channel, handler, options) => store.listen(channel, handler, options),
     notify: (channel, payload) => store.notify(channel, payload),
     ping: () => store.ping(),
     connections: () => store.connections(),

@@ -5,7 +5,7 @@ import { compile, ident, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { databaseError } from './errors.js';
 import { notifyStatement } from './statements.js';
-import type { NotificationHandler } from './types.js';
+import type { ListenOptions, NotificationHandler } from './types.js';
 
 export const listenStatement = (channel: string) => compile(sql`LISTEN ${ident(channel)}`).text;
 export const unlistenStatement = (channel: string) => compile(sql`UNLISTEN ${ident(channel)}`).text;
@@ -29,6 +29,7 @@ export function rolesChangedNotice(appId: string): SqlFragment {
 
 export class ChannelHandlers {
   readonly #handlers = new Map<string, Set<NotificationHandler>>();
+  readonly #resumed = new Set<() => void>();
 
   get channels(): IterableIterator<string> {
     return this.#handlers.keys();
@@ -47,6 +48,7 @@ export class ChannelHandlers {
     handler: NotificationHandler,
     start: () => Promise<unknown>,
     stop: () => Promise<unknown>,
+    options: ListenOptions = {},
   ): Promise<() => Promise<void>> {
     let handlers = this.#handlers.get(channel);
     if (!handlers) {
@@ -60,10 +62,14 @@ export class ChannelHandlers {
       }
     }
     handlers.add(handler);
+    // Each subscription's own callback, even when two pass the same function.
+    const resumed = options.resumed ? () => options.resumed?.() : undefined;
+    if (resumed) this.#resumed.add(resumed);
     let subscribed = true;
     return async () => {
       if (!subscribed) return;
       subscribed = false;
+      if (resumed) this.#resumed.delete(resumed);
       const set = this.#handlers.get(channel);
       set?.delete(handler);
       if (!set || set.size > 0) return;
@@ -83,7 +89,19 @@ export class ChannelHandlers {
     }
   }
 
+  /** Tells every listener that notifications may have been missed (the connection was lost). */
+  resumed(): void {
+    for (const resumed of this.#resumed) {
+      try {
+        resumed();
+      } catch {
+        // As for notifications: one failing listener must not keep the others from hearing.
+      }
+    }
+  }
+
   clear(): void {
     this.#handlers.clear();
+    this.#resumed.clear();
   }
 }

@@ -50,9 +50,12 @@ export interface AppHome {
 }
 
 type ChannelHandler = (payload: string, home: AppHome) => void;
+/** A cluster listens again after a gap (its notifications meanwhile were missed). */
+type ResumedHandler = (home: AppHome) => void;
 interface Listener {
   channel: string;
   handler: ChannelHandler;
+  resumed: ResumedHandler | undefined;
   unlisten: (() => Promise<void>)[];
 }
 const MIN_LISTEN_RETRY_MS = 500;
@@ -153,8 +156,8 @@ export class Clusters {
   }
 
   /** Subscribes to a channel on every cluster, those added later included. */
-  async listen(channel: string, handler: ChannelHandler): Promise<() => Promise<void>> {
-    const entry: Listener = { channel, handler, unlisten: [] };
+  async listen(channel: string, handler: ChannelHandler, options: { resumed?: ResumedHandler } = {}): Promise<() => Promise<void>> {
+    const entry: Listener = { channel, handler, resumed: options.resumed, unlisten: [] };
     this.#listeners.push(entry);
     await Promise.all(this.homes().map((home) => this.#listenOn(entry, home)));
     return async () => {
@@ -274,17 +277,19 @@ export class Clusters {
 
   /** LISTENs on one cluster; a cluster that cannot be reached yet is tried again, more slowly each time. */
   #listenOn(entry: Listener, home: AppHome): Promise<void> {
-    const attempt = (delayMs: number): Promise<void> =>
-      home.store.listen(entry.channel, (payload) => entry.handler(payload, home)).then(
+    const resumed = entry.resumed && (() => entry.resumed?.(home));
+    const attempt = (delayMs: number, retried: boolean): Promise<void> =>
+      home.store.listen(entry.channel, (payload) => entry.handler(payload, home), { resumed }).then(
         (unlisten) => {
           entry.unlisten.push(unlisten);
+          if (retried) resumed?.();
         },
         () => {
           if (this.#closed || !this.#listeners.includes(entry)) return;
-          setTimeout(() => void attempt(Math.min(delayMs * 2, MAX_LISTEN_RETRY_MS)), delayMs).unref();
+          setTimeout(() => void attempt(Math.min(delayMs * 2, MAX_LISTEN_RETRY_MS), true), delayMs).unref();
         },
       );
-    return attempt(MIN_LISTEN_RETRY_MS);
+    return attempt(MIN_LISTEN_RETRY_MS, false);
   }
 
 }

@@ -150,6 +150,7 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  // In one process with its database: nothing is ever missed, so `resumed` is never called.
   async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
     this.#checkUsable();
     const listen = listenStatement(channel);

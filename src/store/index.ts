@@ -1,7 +1,7 @@
 // The store stage's public face: the Store interface and its two drivers, the system catalog,
 // and applying migration plans as DDL. Code outside `store/` imports only from here.
 
-export type { NotificationHandler, Queryable, QueryResult, StatementOptions, Store, Transaction } from './types.js';
+export type { ListenOptions, NotificationHandler, Queryable, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 export { withStatementTimeout } from './bounded.js';
 export { withProbes } from './probed.js';
 export type { ProbeRun, StatementKind, StatementProbe } from './probed.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { ChannelHandlers, listenStatement, unlistenStatement } from './channels.js';
 import { databaseError } from './errors.js';
-import type { NotificationHandler } from './types.js';
+import type { ListenOptions, NotificationHandler } from './types.js';
 
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
@@ -18,12 +18,14 @@ export class PgListener {
   #backoff = MIN_BACKOFF_MS;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Whether a connection was made before: the next one resumes after a gap. */
+  #connectedBefore = false;
 
   constructor(config: ClientConfig) {
     this.#config = config;
   }
 
-  async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+  async listen(channel: string, handler: NotificationHandler, options?: ListenOptions): Promise<() => Promise<void>> {
     if (this.#closed) throw new Error('The store is closed');
     listenStatement(channel); // validates the channel name before connecting
     const client = await this.#connected();
@@ -33,6 +35,7 @@ export class PgListener {
       handler,
       () => client.query(listenStatement(channel)),
       async () => this.#client?.query(unlistenStatement(channel)),
+      options,
     );
   }
 
@@ -73,6 +76,9 @@ export class PgListener {
     }
     this.#client = client;
     this.#backoff = MIN_BACKOFF_MS;
+    // Listening again: what was notified while the connection was down never arrives.
+    if (this.#connectedBefore) this.#handlers.resumed();
+    this.#connectedBefore = true;
     return client;
   }
 

@@ -11,7 +11,7 @@ import { connectionBroken, databaseError, statementError, unreachable } from './
 import { PgListener } from './listener.js';
 import { pgTypes } from './pgTypes.js';
 import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
-import type { NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
+import type { ListenOptions, NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 
 export interface PostgresOptions {
   databaseUrl: string;
@@ -133,9 +133,9 @@ export class PostgresStore implements Store {
     }
   }
 
-  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+  listen(channel: string, handler: NotificationHandler, options?: ListenOptions): Promise<() => Promise<void>> {
     this.#checkOpen();
-    return this.#listener.listen(channel, handler);
+    return this.#listener.listen(channel, handler, options);
   }
 
   async notify(channel: string, payload: string): Promise<void> {

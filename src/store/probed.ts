@@ -49,7 +49,7 @@ export function withProbes(store: Store, probes: readonly StatementProbe[]): Sto
       probed(probes, 'statement', textOf(statement), () => store.query<R>(statement, options)),
     transaction: <T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T> =>
       probed(probes, 'transaction', noText, (within) => within(() => store.transaction((tx) => fn(probedTransaction(tx)), options))),
-    listen: (channel, handler) => store.listen(channel, handler),
+    listen: (channel, handler, options) => store.listen(channel, handler, options),
     notify: (channel, payload) => store.notify(channel, payload),
     ping: () => store.ping(),
     connections: () => store.connections(),

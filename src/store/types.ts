@@ -22,6 +22,15 @@ export interface Transaction extends Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+/** What a listener is told besides its channel's notifications. */
+export interface ListenOptions {
+  /**
+   * The store listens again after its connection to the database was lost: notifications sent
+   * meanwhile were missed, so whatever they keep up to date must be read afresh.
+   */
+  resumed?: (() => void) | undefined;
+}
+
 /** How a statement, or every statement of a transaction, may run. */
 export interface StatementOptions {
   /**
@@ -39,7 +48,7 @@ export interface Store extends Queryable {
   /** Runs `fn` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T>;
   /** Subscribes to a channel; resolves to an unsubscribe function. */
-  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  listen(channel: string, handler: NotificationHandler, options?: ListenOptions): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /** True when the database answers. */
   ping(): Promise<boolean>;

@@ -12,9 +12,15 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
     const t = await openTestStore('postgres', { catalog: false });
     try {
       const got: string[] = [];
-      await t.store.listen('survivor', (payload) => got.push(payload));
+      let resumed = 0;
+      let otherResumed = 0;
+      await t.store.listen('survivor', (payload) => got.push(payload), { resumed: () => (resumed += 1) });
+      const unlisten = await t.store.listen('gone', () => undefined, { resumed: () => (otherResumed += 1) });
+      await unlisten();
+      // The first connection is no resumption.
+      expect(resumed).toBe(0);
       const before = await t.store.query<{ pid: number }>(sql`
-        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%LISTEN %'`);
       expect(before.rows).toHaveLength(1);
       await t.store.query(sql`SELECT pg_terminate_backend(${before.rows[0]!.pid})`);
       // Notifications sent while the connection is down are lost; keep sending until one arrives.
@@ -24,9 +30,12 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
       }
       await waitUntil(() => got.length > 0, 5_000, 'a notification after reconnecting');
       const after = await t.store.query<{ pid: number }>(sql`
-        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`);
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%LISTEN %'`);
       expect(after.rows).toHaveLength(1);
       expect(after.rows[0]!.pid).not.toBe(before.rows[0]!.pid);
+      // Told once that notifications were missed, and only while listening.
+      expect(resumed).toBe(1);
+      expect(otherResumed).toBe(0);
     } finally {
       await t.close();
     }
