@@ -11,7 +11,7 @@ import type { SqlFragment } from '../sql/index.js';
 import type { Link } from './context.js';
 import { cursorJson, cursorShape, cursorSql, decodeCursor, encodeCursor } from './cursor.js';
 import { modelFields, modelObject, valueFieldOut } from './object.js';
-import { beyond, cursorKeys, orderBy, signature, sortKeys } from './order.js';
+import { beyond, cursorKeys, orderBy, signature, signatureParam, sortKeys } from './order.js';
 import type { SortKey } from './order.js';
 import { collectFields, subSelections } from './selection.js';
 import type { Fields } from './selection.js';
@@ -43,7 +43,8 @@ function given(s: CompileState, v: unknown): boolean {
 
 interface Page {
   keys: SortKey[];
-  signature: string;
+  /** The cursor signature, bound per request (it names the request's app). */
+  signature: SqlFragment;
   forward: boolean;
   /** The bound cursor values and which of them are null, when a cursor was given. */
   cursor?: { values: SqlFragment[]; nulls: boolean[] };
@@ -52,7 +53,6 @@ interface Page {
 
 function readPage(s: CompileState, target: ModelType, args: Record<string, unknown>, what: string): Page {
   const keys = sortKeys(s, target, args.orderBy);
-  const sig = signature(s.app.app.id, target.name, keys);
   const backward = given(s, args.last) || given(s, args.before);
   if (backward && (given(s, args.first) || given(s, args.after))) {
     throw badInput(`${what}: use first/after to page forward or last/before to page backward, not both`);
@@ -62,18 +62,22 @@ function readPage(s: CompileState, target: ModelType, args: Record<string, unkno
   const sizeArg = forward ? args.first : args.last;
   const page: Page = {
     keys,
-    signature: sig,
+    signature: signatureParam(s, target.name, keys),
     forward,
-    size: () => s.binder.param(sizeArg, (n, request) => pageSize(n, request.settings, what)),
+    // Per request even for a literal: the limit is the request's app's (statements are shared by the apps of a model).
+    size: () => s.binder.perRequest(sizeArg, (n, request) => pageSize(n, request.settings, what)),
   };
   if (given(s, cursorArg)) {
     const raw = s.binder.shape(cursorArg, 'cursor');
     const cursorKeysOf = keys.map((k) => k.cursor);
     const argName = forward ? 'after' : 'before';
-    // The cursor is checked where it is bound: at once for a literal, per request for a
-    // variable. Refusing a variable here would cache the refusal for every cursor of its shape.
+    // The cursor is checked where it is bound, per request, literal or variable: it names the
+    // request's app, and one statement serves every app of a model. Refusing it here would
+    // cache the refusal for every cursor of its shape.
     const nulls = cursorShape(raw).split('').map((c) => c === 'n');
-    const values = keys.map((_, i) => s.binder.param(cursorArg, (c) => decodeCursor(c, sig, cursorKeysOf, `${what}(${argName})`)[i]));
+    const values = keys.map((_, i) =>
+      s.binder.perRequest(cursorArg, (c, request) => decodeCursor(c, signature(request.appId, target.name, keys), cursorKeysOf, `${what}(${argName})`)[i]),
+    );
     page.cursor = { values, nulls };
   }
   return page;

@@ -3,7 +3,7 @@
 // live. Root and payload fields are told apart by their role (graphql/roles.ts), not by name.
 
 import type { GraphQLSchema } from 'graphql';
-import { ApiNames, relationLink } from '../model/index.js';
+import { ApiNames, DEFAULT_SETTINGS, relationLink } from '../model/index.js';
 import type { AppModel, AppSettings, CustomField, CustomRoot, EmbeddedType, Field, Link, ModelType, Relation, RelationField, ValueField } from '../model/index.js';
 import { ident } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -43,15 +43,41 @@ export interface ModelIndex {
   relations: Map<string, Relation>;
 }
 
+/**
+ * The schema name a model's shared context compiles its statements with: no app's, and no
+ * identifier of a model can hold it (`$` is not part of a GraphQL name).
+ */
+const SHARED_SCHEMA = 'tessera$model';
+/** How a table of the shared context is named in a statement's text: `"tessera$model".`. */
+export const SHARED_QUALIFIER = `"${SHARED_SCHEMA}".`;
+
+/** A statement's text compiled in a model's shared context, as the app `appId` runs it. */
+export function statementForApp(text: string, appId: string): string {
+  return text.replaceAll(SHARED_QUALIFIER, `"${appSchemaName(appId)}".`);
+}
+
 export class AppContext {
   readonly index: ModelIndex;
   readonly dbSchema: string;
   /** The names of the app's generated API (`names.edge('Post')` → `PostEdge`). */
   readonly names: ApiNames;
-  constructor(readonly app: AppVersion) {
+  constructor(
+    readonly app: AppVersion,
+    dbSchema: string = appSchemaName(app.id),
+  ) {
     this.index = indexModel(app.model);
     this.names = ApiNames.of(app.model);
-    this.dbSchema = appSchemaName(app.id);
+    this.dbSchema = dbSchema;
+  }
+
+  /**
+   * The context that every app of one model compiles its queries in, so that they share the
+   * statements: its tables are named in a schema no app has, which binding a statement for a
+   * request replaces with the request's app's (params.ts: bindPrepared); anything else of the app a statement needs (its id, its settings) is bound
+   * from each request. It has no app id (`app.id` is the placeholder schema's name).
+   */
+  static shared(model: AppModel, schema: GraphQLSchema, files: FileUrlKeys | undefined): AppContext {
+    return new AppContext({ id: SHARED_SCHEMA, version: 0, model, settings: DEFAULT_SETTINGS, schema, files }, SHARED_SCHEMA);
   }
 
   table(name: string): SqlFragment {

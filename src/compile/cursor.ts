@@ -20,7 +20,7 @@ const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
 
 /** The JSON text a cursor encodes, from a row's key columns (the id last). */
-export function cursorJson(signature: string, keys: readonly SqlFragment[]): SqlFragment {
+export function cursorJson(signature: SqlFragment, keys: readonly SqlFragment[]): SqlFragment {
   return sql`json_build_array(${signature}::text, ${join(keys)})::text`;
 }
 
@@ -30,7 +30,7 @@ export function encodeCursor(json: SqlFragment): SqlFragment {
 }
 
 /** The cursor of a row as SQL, from its key columns (the id last). */
-export function cursorSql(signature: string, keys: readonly SqlFragment[]): SqlFragment {
+export function cursorSql(signature: SqlFragment, keys: readonly SqlFragment[]): SqlFragment {
   return encodeCursor(cursorJson(signature, keys));
 }
 

@@ -29,6 +29,11 @@ import type { CustomPlan, CustomRun } from './resolvers/customField.js';
 
 export interface ExecuteArgs {
   app: AppContext;
+  /**
+   * The app's model's shared context (AppContext.shared), in which its queries are compiled and
+   * cached for every app of the model; absent: the app's own.
+   */
+  shared?: AppContext | undefined;
   store: Store;
   ports: MutationPorts;
   document: DocumentNode;
@@ -162,7 +167,8 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 
 /** The query's plans for these variables, from the cache or compiled now. */
 function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues, variant: Variant): RootPlan[] {
-  const cache = cacheOf(args.app);
+  const home = args.shared ?? args.app;
+  const cache = cacheOf(home);
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
   const docKey = `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`;
   let entry = cache.documents.get(docKey);
@@ -170,7 +176,7 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
     const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
     if (plans) return plans;
   }
-  const compiled = compileQuery(args.app, operation, fragmentsOf(args.document), request, variant);
+  const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
   const clear = (e: CacheEntry) => {
     cache.plans -= e.plans.size;
     e.plans.clear();
@@ -210,12 +216,12 @@ export interface PlannedStatement {
  * The statements a query compiles to for these variables, bound and rendered, without running
  * them: what golden tests and the benchmark's direct-SQL baseline use.
  */
-export function planQuery(args: Pick<ExecuteArgs, 'app' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean; variant?: 'rules' | 'nonAdmin' }): PlannedStatement[] {
+export function planQuery(args: Pick<ExecuteArgs, 'app' | 'shared' | 'document' | 'query' | 'operationName' | 'variables' | 'userId'> & { admin?: boolean; variant?: 'rules' | 'nonAdmin' }): PlannedStatement[] {
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation || operation.operation !== 'query') throw new Error('planQuery takes a query operation');
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {});
   if (coerced.errors) throw coerced.errors[0];
-  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
   const admin = args.admin ?? true;
   return queryPlans({ ...args, store: undefined as never, ports: undefined as never, admin }, operation, request, admin ? 'admin' : (args.variant ?? 'rules')).map((plan) => {
     if (plan.kind === 'error') return { key: plan.key, error: plan.error };
@@ -262,7 +268,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   if (!operation) return { errors: [new GraphQLError('Unknown operation: give operationName when the document holds several')] };
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
   if (coerced.errors) return { errors: [...coerced.errors] };
-  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
   const errors: GraphQLError[] = [];
   const texts: [string, string][] = [];
   if (operation.operation === 'query') {

@@ -18,8 +18,9 @@ import type { CompileState } from './state.js';
 export function fileUrl(s: CompileState, type: ModelType, row: SqlFragment, transform?: unknown): SqlFragment {
   const keys = s.app.app.files;
   if (!keys) return sql`NULL::text`;
-  const appId = s.app.app.id;
-  const base = s.binder.fromRequest(() => `${keys.base()}/files/${appId}/`);
+  // The request's app: one statement serves every app of a model.
+  const appId = s.binder.fromRequest((r) => r.appId);
+  const base = s.binder.fromRequest((r) => `${keys.base()}/files/${r.appId}/`);
   const expires = s.binder.fromRequest((r) => String(keys.expiry(r.settings.fileUrlLifetimeSeconds)));
   const inner = s.binder.fromRequest(() => keys.inner);
   const outer = s.binder.fromRequest(() => keys.outer);

@@ -90,6 +90,11 @@ export function signature(appId: string, type: string, keys: readonly SortKey[])
   return `${appId}/${type}/${keys.map((k) => `${k.name}${k.desc ? '-' : '+'}`).join(',')}`;
 }
 
+/** The signature as a parameter of a statement, for the app of each request it is bound for. */
+export function signatureParam(s: CompileState, type: string, keys: readonly SortKey[]): SqlFragment {
+  return s.binder.fromRequest((r) => signature(r.appId, type, keys));
+}
+
 /** `ORDER BY` items; `reverse` for backward pages (`last`/`before`). */
 export function orderBy(row: SqlFragment, keys: readonly SortKey[], reverse: boolean): SqlFragment {
   return join(keys.map((k) => sql`${row}.${ident(k.column)} ${k.desc !== reverse ? sql`DESC` : sql`ASC`}`));

@@ -5,11 +5,14 @@
 import type { AppSettings } from '../model/index.js';
 import { compile, mapValues, precompiled, value } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
+import { SHARED_QUALIFIER, statementForApp } from './context.js';
 import { cursorShape } from './cursor.js';
 import { decodeAnyId } from './ids.js';
 
 /** What a request brings besides the operation: its variables and who is asking. */
 export interface RequestValues {
+  /** The app the request is for: statements compiled once for every app of a model read it here. */
+  appId: string;
   variables: Readonly<Record<string, unknown>>;
   settings: AppSettings;
   /** The logged-in user's row uuid, when there is one. */
@@ -112,13 +115,23 @@ export class Binder {
   /**
    * A bound parameter for an argument value. `convert` validates and converts it (and may
    * throw a coded error); it runs when the statement is bound for a request, so one cached
-   * statement serves every value of a variable.
+   * statement serves every value of a variable. It sees the value alone: a statement is shared
+   * by every app of a model, so what depends on the request's app goes through `perRequest`.
    */
-  param(v: unknown, convert: (resolved: unknown, request: RequestValues) => unknown = (x) => x): SqlFragment {
-    if (holdsVariable(v)) return value(new Slot((request) => convert(resolve(v, request), request)));
+  param(v: unknown, convert: (resolved: unknown) => unknown = (x) => x): SqlFragment {
+    if (holdsVariable(v)) return value(new Slot((request) => convert(resolve(v, request))));
     // Constants of the document are checked now, so a bad literal fails the compilation itself.
-    const converted = convert(v, this.request);
+    const converted = convert(v);
     return value(new Slot(() => converted));
+  }
+
+  /**
+   * A bound parameter for an argument value converted per request even when it is a constant
+   * of the document: for a conversion that depends on the request's app (a cursor names it,
+   * page sizes are bounded by its settings).
+   */
+  perRequest(v: unknown, convert: (resolved: unknown, request: RequestValues) => unknown): SqlFragment {
+    return value(new Slot((request) => convert(resolve(v, request), request)));
   }
 
   /** A parameter computed from the request alone (settings, the logged-in user). */
@@ -146,10 +159,13 @@ export function bind(statement: SqlFragment, request: RequestValues): SqlFragmen
 export interface PreparedStatement {
   text: string;
   values: readonly unknown[];
+  /** Compiled in a model's shared context: its tables are named for each request's app. */
+  shared: boolean;
 }
 
 export function prepare(statement: SqlFragment): PreparedStatement {
-  return compile(statement);
+  const { text, values } = compile(statement);
+  return { text, values, shared: text.includes(SHARED_QUALIFIER) };
 }
 
 /** A prepared statement's values for one request (may throw a coded error). */
@@ -159,5 +175,6 @@ export function boundValues(statement: PreparedStatement, request: RequestValues
 
 /** A prepared statement bound for one request, ready for a store. */
 export function bindPrepared(statement: PreparedStatement, request: RequestValues): SqlFragment {
-  return precompiled(statement.text, boundValues(statement, request));
+  const text = statement.shared ? statementForApp(statement.text, request.appId) : statement.text;
+  return precompiled(text, boundValues(statement, request));
 }

@@ -95,7 +95,7 @@ export function viewer(s: CompileState, nodes: readonly FieldNode[]): SqlFragmen
         break;
       case 'viewerTwoFactor':
         // Only ever the caller's own: the answer is about whoever's token it is.
-        pairs.push([key, totpEnabledSql(s.app.app.id, s.binder.fromRequest((r) => r.userId ?? null))]);
+        pairs.push([key, totpEnabledSql(s.binder.fromRequest((r) => r.appId), s.binder.fromRequest((r) => r.userId ?? null))]);
         break;
       case 'allRows': {
         const args = readArguments(def.args, node.arguments, s.binder);

@@ -20,7 +20,7 @@ import type { AppContext } from './context.js';
 import { cursorSql } from './cursor.js';
 import type { RowEvent, RowEventKind } from './mutations/events.js';
 import { fieldOf, modelFields, modelObject } from './object.js';
-import { cursorKeys, signature, sortKeys } from './order.js';
+import { cursorKeys, signatureParam, sortKeys } from './order.js';
 import { Binder, bindPrepared, boundValues, prepare, resolveDeep } from './params.js';
 import type { PreparedStatement, RequestValues } from './params.js';
 import { resolveRefusals } from './refusals.js';
@@ -122,7 +122,7 @@ function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: r
       for (const [edgeKey, edgeGroup] of collectFields(s, subSelections(group), new Set([edgeName]))) {
         const edgeField = (edgeGroup[0] as FieldNode).name.value;
         if (edgeField === '__typename') edge.push([edgeKey, sql`${literal(edgeName)}::text`]);
-        else if (edgeField === 'cursor') edge.push([edgeKey, cursorSql(signature(s.app.app.id, typeName, keys), cursorKeys(z, keys))]);
+        else if (edgeField === 'cursor') edge.push([edgeKey, cursorSql(signatureParam(s, typeName, keys), cursorKeys(z, keys))]);
         else if (edgeField === 'node') edge.push([edgeKey, modelObject(s, type, z, modelFields(s, typeName, edgeGroup))]);
         else throw new Error(`unknown edge field ${edgeField}`);
       }
@@ -168,7 +168,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   if (operation.operation !== 'subscription') throw badInput(`A ${operation.operation} is not a subscription`);
   const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
   if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
-  const request: RequestValues = { variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
+  const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
   const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER);
   const fields = [...collectFields(s, [operation.selectionSet], new Set(['Subscription']))].filter(([, nodes]) => (nodes[0] as FieldNode).name.value !== '__typename');
   // Validation (graphql-js's single-root-field rule) has already refused several root fields.

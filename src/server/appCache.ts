@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
+import { AppContext, cachedPlans } from '../compile/index.js';
+import type { FileUrlKeys } from '../compile/index.js';
 import { buildAppSchema } from '../graphql/index.js';
 import type { AppModel } from '../model/index.js';
 import { DocumentCache } from './operation/prepare.js';
@@ -45,10 +47,13 @@ export interface SharedSchema {
   readonly schema: GraphQLSchema;
   /** The documents validated against it under the rules `rulesKey` names (documentRulesKey). */
   documents(rulesKey: string): DocumentCache;
+  /** The context its apps' queries are compiled and cached in (AppContext.shared), made once. */
+  context(files: FileUrlKeys | undefined): AppContext;
 }
 
 class Pooled implements SharedSchema {
   readonly #documents = new Map<string, DocumentCache>();
+  #context: AppContext | undefined;
   /** Estimated bytes of the schema itself. */
   readonly schemaBytes: number;
   /** Cached apps and loads in progress holding it. */
@@ -74,10 +79,16 @@ class Pooled implements SharedSchema {
     return documents;
   }
 
+  context(files: FileUrlKeys | undefined): AppContext {
+    this.#context ??= AppContext.shared(this.model, this.schema, files);
+    return this.#context;
+  }
+
   bytes(): number {
     let chars = 0;
     for (const documents of this.#documents.values()) chars += documents.chars;
-    return this.schemaBytes + chars * DOCUMENT_BYTES_PER_CHAR;
+    const plans = this.#context ? cachedPlans(this.#context) : 0;
+    return this.schemaBytes + chars * DOCUMENT_BYTES_PER_CHAR + plans * PLAN_BYTES;
   }
 }
 

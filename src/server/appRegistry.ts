@@ -28,6 +28,8 @@ export interface LiveApp {
   cluster: string;
   store: Store;
   context: AppContext;
+  /** Its model's shared context, where its queries are compiled and cached with other apps of the model. */
+  shared: AppContext;
   /** The app's signing keys, newest first (retired ones still verify). */
   keys: SigningKeyRow[];
   /** Validated documents of this schema version and the app's limits (shared with apps of both alike). */
@@ -237,6 +239,7 @@ export class AppRegistry {
       cluster,
       store,
       context,
+      shared: schema.context(this.#files),
       keys,
       documents: schema.documents(documentRulesKey(settings)),
       trusted,

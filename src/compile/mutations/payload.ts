@@ -11,7 +11,7 @@ import { cursorSql } from '../cursor.js';
 import { roleOf } from '../../graphql/index.js';
 import type { FieldRole } from '../../graphql/index.js';
 import { fieldOf, joinObject, modelFields, modelObject } from '../object.js';
-import { cursorKeys, signature, sortKeys } from '../order.js';
+import { cursorKeys, signatureParam, sortKeys } from '../order.js';
 import { bind } from '../params.js';
 import { rowById, viewer } from '../read.js';
 import { collectFields, subSelections } from '../selection.js';
@@ -60,7 +60,7 @@ export function rowPart(s: CompileState, typeName: string, id: string, group: re
 export function edgePart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[]): SqlFragment {
   const type = s.app.type(typeName);
   const keys = sortKeys(s, type, undefined);
-  const sig = signature(s.app.app.id, type.name, keys);
+  const sig = signatureParam(s, type.name, keys);
   const z = s.alias();
   const edgeName = s.app.names.edge(type.name);
   const fields = collectFields(s, subSelections(group), new Set([edgeName]));

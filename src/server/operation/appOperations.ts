@@ -128,6 +128,7 @@ export class AppOperations {
     }
     const run = await executeOperation({
       app: live.context,
+      shared: live.shared,
       store: live.store,
       ports: mutationPorts(live, services, call.address, call.log, services.directory),
       document,

@@ -1,0 +1,124 @@
+// Apps of one model share their compiled query statements (compiled once in the model's shared
+// context, each request binding its own app's schema, id and settings), on both stores. What
+// must not cross from one app to another through a shared statement: rows, cursors (a cursor
+// names its app, literal or variable, whichever app compiled the statement first), page limits
+// (each app's own settings, literal page sizes included).
+
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminService } from '../../src/admin/index.js';
+import { cachedPlans, executeOperation } from '../../src/compile/index.js';
+import type { MutationPorts } from '../../src/compile/index.js';
+import { DEFAULT_SETTINGS } from '../../src/model/index.js';
+import { AppRegistry } from '../../src/server/appRegistry.js';
+import type { LiveApp } from '../../src/server/appRegistry.js';
+import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import type { TestApp } from '../api/harness.js';
+import { STORES, openTestStore } from '../helpers/stores.js';
+import { admin, startTestServer } from './harness.js';
+import type { Json, TestServer } from './harness.js';
+
+const NOTES = 'type Note @model { text: String! @index }';
+const CREATE_NOTE = 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { id } } }';
+const PAGE = 'query($after: String) { viewer { allNotes(first: 1, after: $after, orderBy: { field: text, direction: ASC }) { edges { cursor node { text } } pageInfo { hasNextPage endCursor } } } }';
+const literalPage = (after: string) => `{ viewer { allNotes(first: 1, after: ${JSON.stringify(after)}, orderBy: { field: text, direction: ASC }) { edges { node { text } } } } }`;
+
+const codeOf = (body: Json): string | undefined => body.errors?.[0]?.extensions?.code;
+/** The app a cursor names (its signature's first part). */
+const appOfCursor = (cursor: string): string => (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as string[])[0]!.split('/')[0]!;
+
+describe.each(STORE_KINDS)('statements shared by the apps of one model (%s)', (kind) => {
+  let server: TestServer;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+    a = await createTestApp(server, NOTES);
+    b = await createTestApp(server, NOTES);
+    for (const t of ['a1', 'a2', 'a3']) await a.data(CREATE_NOTE, { t });
+    for (const t of ['b1', 'b2']) await b.data(CREATE_NOTE, { t });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers each app from its own rows, with cursors naming it', async () => {
+    const pageA = (await a.data(PAGE)).viewer.allNotes;
+    const pageB = (await b.data(PAGE)).viewer.allNotes;
+    expect(pageA.edges.map((e: Json) => e.node.text)).toEqual(['a1']);
+    expect(pageB.edges.map((e: Json) => e.node.text)).toEqual(['b1']);
+    expect(appOfCursor(pageA.edges[0].cursor)).toBe(a.id);
+    expect(appOfCursor(pageA.pageInfo.endCursor)).toBe(a.id);
+    expect(appOfCursor(pageB.edges[0].cursor)).toBe(b.id);
+    const nextB = (await b.data(PAGE, { after: pageB.pageInfo.endCursor })).viewer.allNotes;
+    expect(nextB.edges.map((e: Json) => e.node.text)).toEqual(['b2']);
+    expect(nextB.pageInfo.hasNextPage).toBe(false);
+  });
+
+  it("refuses one app's cursor in another, as a variable or a literal, whichever app ran the document first", async () => {
+    const cursorA = (await a.data(PAGE)).viewer.allNotes.pageInfo.endCursor as string;
+    const cursorB = (await b.data(PAGE)).viewer.allNotes.pageInfo.endCursor as string;
+    // A ran PAGE first; B's statement is A's.
+    const asVariable = await b.gql(PAGE, { after: cursorA });
+    expect(codeOf(asVariable.body)).toBe('BAD_USER_INPUT');
+    expect(asVariable.body.data?.viewer?.allNotes ?? null).toBeNull();
+    // The literal form: A compiles and runs it first, then B is given the same text.
+    const literal = literalPage(cursorA);
+    expect((await a.data(literal)).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['a2']);
+    const refused = await b.gql(literal);
+    expect(codeOf(refused.body)).toBe('BAD_USER_INPUT');
+    expect(refused.body.data?.viewer?.allNotes ?? null).toBeNull();
+    // And the other way round: B's literal cursor, B first, then A.
+    expect((await b.data(literalPage(cursorB))).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['b2']);
+    expect(codeOf((await a.gql(literalPage(cursorB))).body)).toBe('BAD_USER_INPUT');
+  });
+
+  it("bounds each app's pages by its own settings, literal page sizes included", async () => {
+    const set = await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: a.id, settings: { maxPageSize: 2, defaultPageSize: 2 } } });
+    expect(set.body.errors, JSON.stringify(set.body.errors)).toBeUndefined();
+    const three = '{ viewer { allNotes(first: 3) { edges { node { text } } } } }';
+    // B runs it first (its limit is the default), then A, whose limit is 2, is refused.
+    expect((await b.data(three)).viewer.allNotes.edges).toHaveLength(2);
+    const refused = await a.gql(three);
+    expect(codeOf(refused.body)).toBe('LIMIT_EXCEEDED');
+    expect((await b.data(three)).viewer.allNotes.edges).toHaveLength(2);
+    const reset = await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: a.id, settings: { maxPageSize: DEFAULT_SETTINGS.maxPageSize, defaultPageSize: DEFAULT_SETTINGS.defaultPageSize } } });
+    expect(reset.body.errors).toBeUndefined();
+    expect((await a.data(three)).viewer.allNotes.edges).toHaveLength(3);
+  });
+});
+
+describe.each(STORES)('one compiled statement for the apps of a model (%s)', (kind) => {
+  let t: Awaited<ReturnType<typeof openTestStore>>;
+  let registry: AppRegistry;
+  const ports = { accounts: {}, events: {} } as unknown as MutationPorts;
+
+  beforeAll(async () => {
+    t = await openTestStore(kind);
+    registry = new AppRegistry(t.store);
+    await registry.start();
+  });
+  afterAll(async () => {
+    await registry?.stop();
+    await t?.close();
+  });
+
+  it('compiles a query once for two apps of one model, and runs it on each app’s tables', async () => {
+    const service = createAdminService(t.store);
+    const ids = [(await service.createApp({ name: 'one', schema: NOTES })).id, (await service.createApp({ name: 'two', schema: NOTES })).id];
+    const apps = (await Promise.all(ids.map((id) => registry.get(id)))) as LiveApp[];
+    expect(apps[0]!.shared).toBe(apps[1]!.shared);
+    const run = (live: LiveApp, query: string, variables: Record<string, unknown> = {}) =>
+      executeOperation({ app: live.context, shared: live.shared, store: live.store, ports, document: parse(query), query, variables, admin: true });
+    for (const [i, live] of apps.entries()) {
+      const created = await run(live, CREATE_NOTE, { t: `note of ${i}` });
+      expect(created.errors).toEqual([]);
+    }
+    const read = '{ viewer { allNotes { edges { node { text } } } } }';
+    const before = cachedPlans(apps[0]!.shared);
+    const answers = await Promise.all(apps.map(async (live) => JSON.parse((await run(live, read)).data ?? 'null')));
+    expect(answers.map((d) => d.viewer.allNotes.edges.map((e: Json) => e.node.text))).toEqual([['note of 0'], ['note of 1']]);
+    expect(cachedPlans(apps[0]!.shared)).toBe(before + 1);
+  });
+});
