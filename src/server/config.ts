@@ -36,6 +36,8 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
   dbPoolSize: number;
+  /** Statements a pooled PostgreSQL connection serves before it is replaced, 0 for never (TESSERA_DB_CONNECTION_USES). */
+  dbConnectionUses: number;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
@@ -165,6 +167,19 @@ function parsePoolSize(value: string | undefined): number {
   return n;
 }
 
+/** The default of TESSERA_DB_CONNECTION_USES (the PostgreSQL store's CONNECTION_USES). */
+export const DEFAULT_DB_CONNECTION_USES = 2_000;
+
+function parseConnectionUses(value: string | undefined): number {
+  const text = present(value);
+  if (text === undefined) return DEFAULT_DB_CONNECTION_USES;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n === 0 || (n >= 100 && n <= 1_000_000_000))) {
+    throw badInput(`TESSERA_DB_CONNECTION_USES must be 0 (never replace a connection) or a number of statements from 100 to 1000000000, got "${text}"`);
+  }
+  return n;
+}
+
 /** Where spans go and how many, from the OpenTelemetry variables every SDK reads. */
 function parseTracing(env: Record<string, string | undefined>): TracingConfig {
   const traces = present(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -249,6 +264,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     mail: parseMail(env),
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
+    dbConnectionUses: parseConnectionUses(env.TESSERA_DB_CONNECTION_USES),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),

@@ -29,6 +29,8 @@ export interface ClustersOptions {
   sealer?: UrlSealer | undefined;
   /** Connections of each added cluster's pool (default: the store's). */
   poolSize?: number | undefined;
+  /** Statements a pooled connection of an added cluster serves before it is replaced (default: the store's; 0: never). */
+  connectionUses?: number | undefined;
   /** A cluster recorded in the catalog could not be opened (its URL no longer unseals). */
   onOpenError?: ((cluster: string, err: unknown) => void) | undefined;
 }
@@ -220,7 +222,7 @@ export class Clusters {
     if (!/^postgres(ql)?:\/\//.test(url)) throw badInput('The cluster URL must be a postgres:// or postgresql:// connection URL', { field: 'url' });
     let store: Store;
     try {
-      store = await openStore({ databaseUrl: url, cluster: name, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}) });
+      store = await openStore({ databaseUrl: url, cluster: name, ...this.#poolOptions() });
     } catch (err) {
       throw badInput(`The cluster "${name}" cannot be reached: ${err instanceof Error ? err.message : String(err)}`, { field: 'url' });
     }
@@ -254,7 +256,7 @@ export class Clusters {
         continue;
       }
       // Connected on first use: a cluster down at start-up affects only its own apps.
-      const store = await openStore({ databaseUrl: url, cluster: row.name, probe: false, ...(this.#options.poolSize ? { maxConnections: this.#options.poolSize } : {}) });
+      const store = await openStore({ databaseUrl: url, cluster: row.name, probe: false, ...this.#poolOptions() });
       if (this.#opened.has(row.name) || this.#closed) {
         await store.close();
         continue;
@@ -273,6 +275,12 @@ export class Clusters {
       const stop = work.start(home);
       if (stop) work.stops.push(stop);
     }
+  }
+
+  /** How an added cluster's pool is sized, as the server's own is. */
+  #poolOptions(): { maxConnections?: number; connectionUses?: number } {
+    const { poolSize, connectionUses } = this.#options;
+    return { ...(poolSize ? { maxConnections: poolSize } : {}), ...(connectionUses === undefined ? {} : { connectionUses }) };
   }
 
   /** LISTENs on one cluster; a cluster that cannot be reached yet is tried again, more slowly each time. */

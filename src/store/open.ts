@@ -20,6 +20,8 @@ export interface OpenStoreOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: connections in the pool (default 10). */
   maxConnections?: number;
+  /** PostgreSQL: statements a pooled connection serves before it is replaced (default CONNECTION_USES; 0: never). */
+  connectionUses?: number;
   /** PostgreSQL: the cluster the database is, named in errors when it cannot be reached (default `main`). */
   cluster?: string;
   /** PostgreSQL: fail at once when the database cannot be reached (default true; false: connect on first use). */
@@ -39,6 +41,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       cluster: options.cluster ?? 'main',
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
       ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      ...(options.connectionUses === undefined ? {} : { connectionUses: options.connectionUses }),
     });
     // Fail at start-up, not on the first request, when the database cannot be reached.
     if (options.probe === false) return store;

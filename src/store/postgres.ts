@@ -84,7 +84,8 @@ export class PostgresStore implements Store {
     this.#pool = new pg.Pool({
       ...config,
       max: options.maxConnections ?? 10,
-      maxUses: options.connectionUses ?? CONNECTION_USES,
+      // 0: never replaced (pg's default, Infinity).
+      maxUses: options.connectionUses === 0 ? Infinity : (options.connectionUses ?? CONNECTION_USES),
       // A server that does not answer is given up on within the statement timeout.
       connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
     });

@@ -41,6 +41,27 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
     }
   });
 
+  it('replaces a pooled connection after the uses it is given, and never with 0', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const pidsWith = async (connectionUses: number): Promise<Set<number>> => {
+      const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 1, connectionUses });
+      try {
+        const pids = new Set<number>();
+        for (let i = 0; i < 250; i++) pids.add((await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid);
+        return pids;
+      } finally {
+        await store.close();
+      }
+    };
+    try {
+      // The store's own opening statement counts as a use.
+      expect((await pidsWith(100)).size).toBeGreaterThanOrEqual(2);
+      expect((await pidsWith(0)).size).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('fails to open when the database cannot be reached', async () => {
     await expect(openStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none' })).rejects.toThrow();
   });
