@@ -10,21 +10,22 @@ const ALLOWED = {
   errors: [],
   build: [], // the package itself: its root and version
   sql: [],
+  lru: [], // the bounded least-recently-used map every count-bounded cache is built on
   secrets: [], // sealing secrets the server must read back
   outbound: [], // HTTP calls made for an app, kept off private networks
   archive: ['errors'], // the app archive format (export, import)
   model: ['errors'],
   store: ['sql', 'model', 'errors'],
   permissions: ['sql', 'model', 'errors'],
-  graphql: ['model', 'errors'],
-  oidc: ['outbound', 'secrets', 'errors'],
+  graphql: ['model', 'lru', 'errors'],
+  oidc: ['outbound', 'secrets', 'lru', 'errors'],
   functions: ['outbound', 'secrets', 'store', 'sql', 'model', 'errors'], // an app's HTTP endpoints: calls, signatures, the outbox's delivery
-  accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'errors'],
-  compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'errors'],
+  accounts: ['sql', 'store', 'model', 'permissions', 'oidc', 'lru', 'errors'],
+  compile: ['sql', 'model', 'permissions', 'store', 'graphql', 'accounts', 'lru', 'errors'],
   files: ['store', 'errors'], // file bytes: storage drivers, signed URLs, the removal worker
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'archive', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'archive', 'errors'],
+  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'archive', 'lru', 'errors'],
   cli: ['build', 'server', 'admin', 'store', 'model', 'archive', 'errors'],
   bench: null, // benchmarks may use anything
 };

@@ -15,6 +15,7 @@
 // ("<appId> *") makes every instance forget what it knew of the app's users.
 
 import { createHash } from 'node:crypto';
+import { LruMap } from '../lru/index.js';
 import { ALL_USERS, USERS_CHANNEL, rolesChangedNotice, userChangedNotice } from '../store/index.js';
 import type { Queryable, SigningKeyRow, Store } from '../store/index.js';
 
@@ -42,35 +43,6 @@ export interface UserState {
   gen: number;
 }
 
-/** A map that forgets its least recently used entry past `limit` entries. */
-class Recent<V> {
-  readonly #entries = new Map<string, V>();
-  constructor(readonly limit: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
-
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
 /** The public part of a signing key that a cached token is tied to. */
 export function publicKeyOf(key: SigningKeyRow): string {
   return String((key.publicJwk as { x?: unknown }).x);
@@ -79,12 +51,12 @@ export function publicKeyOf(key: SigningKeyRow): string {
 const userKey = (appId: string, userId: string) => `${appId} ${userId}`;
 
 export class UserTokenCache {
-  readonly #tokens: Recent<VerifiedToken>;
-  readonly #users: Recent<UserState & { until: number }>;
+  readonly #tokens: LruMap<string, VerifiedToken>;
+  readonly #users: LruMap<string, UserState & { until: number }>;
   /** Users changed here by a transaction that may not have committed: nothing of them is cached until then. */
-  readonly #held: Recent<number>;
+  readonly #held: LruMap<string, number>;
   /** Whether each user is an app admin, as read with the app's roles at `roles`. */
-  readonly #admins: Recent<{ admin: boolean; until: number; roles: number }>;
+  readonly #admins: LruMap<string, { admin: boolean; until: number; roles: number }>;
   /** Per app, raised by every change to its roles or their members: what was read before no longer counts. */
   readonly #roles = new Map<string, number>();
   /** Raised by every change heard of: a user read from the database before it is not cached. */
@@ -92,10 +64,10 @@ export class UserTokenCache {
   #unlisten: (() => Promise<void>) | undefined;
 
   constructor(limit = TOKEN_CACHE_ENTRIES) {
-    this.#tokens = new Recent(limit);
-    this.#users = new Recent(limit);
-    this.#held = new Recent(limit);
-    this.#admins = new Recent(limit);
+    this.#tokens = new LruMap(limit);
+    this.#users = new LruMap(limit);
+    this.#held = new LruMap(limit);
+    this.#admins = new LruMap(limit);
   }
 
   /** Hears of users changed by other instances (and by this one, once committed). */

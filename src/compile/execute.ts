@@ -8,6 +8,7 @@
 import { GraphQLError, Kind, execute, getOperationAST, getVariableValues, isNonNullType } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import { TesseraError, isTesseraError } from '../errors/index.js';
+import { LruMap } from '../lru/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { withStatementTimeout } from '../store/index.js';
@@ -92,7 +93,7 @@ const MAX_PLANS_PER_DOCUMENT = 64;
  * counts the plans held, so that whoever keeps the app loaded can tell what it costs.
  */
 interface StatementCache {
-  documents: Map<string, CacheEntry>;
+  documents: LruMap<string, CacheEntry>;
   plans: number;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
@@ -107,8 +108,15 @@ function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Va
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    cache = { documents: new Map(), plans: 0 };
-    caches.set(app, cache);
+    const made: StatementCache = {
+      // A document let go takes its plans with it.
+      documents: new LruMap(MAX_DOCUMENTS, (_key, entry) => {
+        made.plans -= entry.plans.size;
+      }),
+      plans: 0,
+    };
+    caches.set(app, made);
+    cache = made;
   }
   return cache;
 }
@@ -182,11 +190,6 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
     e.plans.clear();
   };
   if (!entry) {
-    if (cache.documents.size >= MAX_DOCUMENTS) {
-      const [oldestKey, oldest] = cache.documents.entries().next().value as [string, CacheEntry];
-      clear(oldest);
-      cache.documents.delete(oldestKey);
-    }
     entry = { shapes: [], plans: new Map() };
     cache.documents.set(docKey, entry);
   }

@@ -2,6 +2,7 @@
 // An app version never changes, so an entry never goes stale; the least recently used go first.
 
 import type { GraphQLSchema } from 'graphql';
+import { LruMap } from '../lru/index.js';
 import type { AppModel } from '../model/index.js';
 import { buildAppSchema } from './buildAppSchema.js';
 
@@ -12,24 +13,14 @@ import { buildAppSchema } from './buildAppSchema.js';
  */
 export const SCHEMA_CACHE_SIZE = 16;
 
-// A Map iterates in insertion order: re-inserting on each hit keeps the least recently used first.
-const cache = new Map<string, GraphQLSchema>();
+const cache = new LruMap<string, GraphQLSchema>(SCHEMA_CACHE_SIZE);
 
 /** The schema of app `appId` at `version` (whose model is `model`), built on first use. */
 export function appSchema(appId: string, version: number, model: AppModel): GraphQLSchema {
   const key = `${appId}@${version}`;
   const cached = cache.get(key);
-  if (cached) {
-    cache.delete(key);
-    cache.set(key, cached);
-    return cached;
-  }
+  if (cached) return cached;
   const schema = buildAppSchema(model);
   cache.set(key, schema);
-  while (cache.size > SCHEMA_CACHE_SIZE) {
-    const oldest = cache.keys().next();
-    if (oldest.done) break;
-    cache.delete(oldest.value);
-  }
   return schema;
 }

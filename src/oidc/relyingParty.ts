@@ -7,6 +7,7 @@
 
 import * as oauth from 'oauth4webapi';
 import { TesseraError } from '../errors/index.js';
+import { LruMap } from '../lru/index.js';
 import { OutboundError } from '../outbound/index.js';
 import type { OutboundPolicy } from '../outbound/index.js';
 import type { SecretBox } from '../secrets/index.js';
@@ -127,7 +128,7 @@ export class OidcRelyingParty {
    * on: sign-ins reuse the keys (refreshed after 5 minutes, or when a token names a key id
    * not in them) instead of fetching them each time.
    */
-  readonly #prepared = new Map<string, Prepared>();
+  readonly #prepared = new LruMap<string, Prepared>(CACHED_PROVIDERS);
 
   constructor(options: RelyingPartyOptions) {
     this.#secrets = options.secrets;
@@ -161,20 +162,13 @@ export class OidcRelyingParty {
     const id = `${provider.appId}\u0000${provider.name}`;
     const key = `${provider.createdAt.getTime()}\u0000${provider.issuer}\u0000${provider.clientId}`;
     const cached = this.#prepared.get(id);
-    if (cached?.key === key) {
-      // Least recently used last.
-      this.#prepared.delete(id);
-      this.#prepared.set(id, cached);
-      return cached;
-    }
+    if (cached?.key === key) return cached;
     const prepared: Prepared = {
       key,
       as: structuredClone(provider.metadata) as unknown as oauth.AuthorizationServer,
       client: { client_id: provider.clientId },
     };
-    this.#prepared.delete(id);
     this.#prepared.set(id, prepared);
-    if (this.#prepared.size > CACHED_PROVIDERS) this.#prepared.delete(this.#prepared.keys().next().value as string);
     return prepared;
   }
 

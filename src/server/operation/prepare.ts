@@ -5,14 +5,19 @@
 import { GraphQLError, Lexer, Source, TokenKind, getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ErrorCode } from '../../errors/index.js';
+import { LruMap } from '../../lru/index.js';
 import { limitError } from '../limits/index.js';
 import type { LimitedRequest } from '../limits/index.js';
 
 /** A bounded map of validated documents. */
 export class DocumentCache {
-  readonly #documents = new Map<string, DocumentNode>();
+  readonly #documents: LruMap<string, DocumentNode>;
   #chars = 0;
-  constructor(readonly limit = 500) {}
+  constructor(limit = 500) {
+    this.#documents = new LruMap(limit, (query) => {
+      this.#chars -= query.length;
+    });
+  }
   /** The length of the cached documents' text, which their parsed form grows with. */
   get chars(): number {
     return this.#chars;
@@ -21,14 +26,8 @@ export class DocumentCache {
     return this.#documents.get(query);
   }
   set(query: string, document: DocumentNode): void {
-    if (this.#documents.has(query)) this.#delete(query);
-    if (this.#documents.size >= this.limit) this.#delete(this.#documents.keys().next().value as string);
     this.#documents.set(query, document);
     this.#chars += query.length;
-  }
-  #delete(query: string): void {
-    this.#documents.delete(query);
-    this.#chars -= query.length;
   }
 }
 

@@ -1,0 +1,60 @@
+// A map that holds at most `limit` entries and lets the least recently used go first: what
+// every in-memory cache of the server that is bounded by a count is built on (validated
+// documents, compiled statements, GraphQL schemas, token and user answers, OpenID providers).
+// A Map iterates in insertion order, so re-inserting an entry on each use keeps the least
+// recently used first.
+
+export class LruMap<K, V> {
+  readonly #entries = new Map<K, V>();
+  readonly #evicted: ((key: K, value: V) => void) | undefined;
+
+  /** `evicted` hears of each entry that leaves: let go beyond `limit`, replaced or deleted (not by `clear`). */
+  constructor(
+    readonly limit: number,
+    evicted?: (key: K, value: V) => void,
+  ) {
+    if (!(Number.isInteger(limit) && limit >= 1)) throw new RangeError(`an LruMap holds at least one entry, not ${limit}`);
+    this.#evicted = evicted;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry's value, which becomes the most recently used. */
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    if (value === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    return value;
+  }
+
+  has(key: K): boolean {
+    return this.#entries.has(key);
+  }
+
+  /** Sets the entry as the most recently used, then lets the least recently used go beyond the limit. */
+  set(key: K, value: V): void {
+    this.delete(key);
+    this.#entries.set(key, value);
+    while (this.#entries.size > this.limit) this.delete(this.#entries.keys().next().value as K);
+  }
+
+  /** Forgets the entry; whether there was one. */
+  delete(key: K): boolean {
+    if (!this.#entries.has(key)) return false;
+    const value = this.#entries.get(key) as V;
+    this.#entries.delete(key);
+    this.#evicted?.(key, value);
+    return true;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  values(): IterableIterator<V> {
+    return this.#entries.values();
+  }
+}
