@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -79,6 +79,13 @@ export class DiskStorage implements BlobStorage {
 
   async remove(key: string): Promise<void> {
     await rm(this.#path(key), { force: true });
+  }
+
+  async count(prefix: string, atMost: number): Promise<number> {
+    checkPrefix(prefix);
+    const names = await readdir(join(this.root, ...prefix.slice(0, -1).split('/'))).catch(() => [] as string[]);
+    // Temporary files of puts under way (`.<uuid>.part`) are not stored keys.
+    return Math.min(atMost, names.filter((name) => !name.startsWith('.')).length);
   }
 
   async removePrefix(prefix: string): Promise<void> {

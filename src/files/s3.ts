@@ -102,6 +102,12 @@ export class S3Storage implements BlobStorage {
     await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
   }
 
+  async count(prefix: string, atMost: number): Promise<number> {
+    checkPrefix(prefix);
+    const listed = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, MaxKeys: atMost }));
+    return Math.min(atMost, listed.KeyCount ?? listed.Contents?.length ?? 0);
+  }
+
   async removePrefix(prefix: string): Promise<void> {
     checkPrefix(prefix);
     for (;;) {

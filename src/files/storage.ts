@@ -35,6 +35,8 @@ export interface BlobStorage {
   copy(from: string, to: string): Promise<void>;
   /** Removes `key`; removing what is not there succeeds. */
   remove(key: string): Promise<void>;
+  /** How many keys start with `prefix` (a file's variants' `<appId>/<fileId>.variants/`), counted up to `atMost`. */
+  count(prefix: string, atMost: number): Promise<number>;
   /** Removes every key starting with `prefix` (an app's `<appId>/`, a file's variants' `<appId>/<fileId>.variants/`). */
   removePrefix(prefix: string): Promise<void>;
   /** Releases connections; pending calls may fail. */

@@ -17,6 +17,13 @@ export const MAX_VARIANT_INPUT_PIXELS = 50_000_000;
  * signed variant URLs fetched together) queues instead of taking every core and the memory.
  */
 export const MAX_VARIANTS_AT_ONCE = 2;
+
+/**
+ * Distinct variants kept of one file. Whoever may read a File can ask its `url` for any
+ * transform, and each distinct one is made and stored: past this many, a new one is refused
+ * (LIMIT_EXCEEDED) and those made are still served.
+ */
+export const MAX_VARIANTS_PER_FILE = 20;
 /** The most bytes one variant may take in storage. */
 export const MAX_VARIANT_BYTES = 256 * 1024 * 1024;
 
@@ -157,6 +164,8 @@ export function variantEtag(originalSha256: string, key: string, size: number): 
 
 const notAnImage = () =>
   new TesseraError('BAD_USER_INPUT', 'This file is not an image a variant can be made of (JPEG, PNG, WebP, AVIF, GIF or TIFF)', {}, 415);
+const tooManyVariants = () =>
+  limitExceeded(`This file has ${MAX_VARIANTS_PER_FILE} variants already, the most kept of one file: use one of the sizes and formats asked for before`);
 const tooManyPixels = () =>
   limitExceeded(`This image is larger than variants are made of (${MAX_VARIANT_INPUT_PIXELS / 1_000_000} megapixels)`);
 
@@ -194,7 +203,13 @@ export class ImageVariants {
     if (stored !== null) return { size: stored, made: false };
     let making = this.#making.get(key);
     if (!making) {
-      making = this.#inTurn(() => this.#make(original, key, variant, format)).finally(() => this.#making.delete(key));
+      // Counted in its turn, so that a burst of new transforms is counted one by one (at most
+      // MAX_VARIANTS_AT_ONCE - 1 over the limit).
+      const counted = async () => {
+        if ((await this.#storage.count(variantsPrefix(original), MAX_VARIANTS_PER_FILE)) >= MAX_VARIANTS_PER_FILE) throw tooManyVariants();
+        await this.#make(original, key, variant, format);
+      };
+      making = this.#inTurn(counted).finally(() => this.#making.delete(key));
       this.#making.set(key, making);
     }
     await making;
