@@ -71,7 +71,7 @@ export class UserTokenCache {
   }
 
   /** Hears of users changed by other instances (and by this one, once committed). */
-  async start(store: { listen(channel: string, handler: (payload: string) => void, options?: { resumed?: () => void }): Promise<() => Promise<void>> }): Promise<void> {
+  async start(store: Pick<Store, 'listen'>): Promise<void> {
     this.#unlisten = await store.listen(
       USERS_CHANNEL,
       (payload) => {

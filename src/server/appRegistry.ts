@@ -14,7 +14,7 @@ import type { FileUrlKeys } from '../compile/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
 import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
 import { AppFunctions } from '../functions/index.js';
-import type { AppHome, SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
+import type { AppHome, ListenOptions, SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import type { DocumentCache } from './operation/prepare.js';
 import { documentRulesKey } from './limits/index.js';
 import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
@@ -73,7 +73,7 @@ function trustedBytes(trusted: TrustedDocumentSet | null): number {
 export interface AppHomes {
   home(appId: string): Promise<AppHome>;
   /** `resumed`: listening again after a gap (notifications were missed). */
-  listen(channel: string, handler: (payload: string) => void, options?: { resumed?: () => void }): Promise<() => Promise<void>>;
+  listen(channel: string, handler: (payload: string) => void, options?: ListenOptions): Promise<() => Promise<void>>;
 }
 
 /** A single store holding every app. */

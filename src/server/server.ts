@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { Clusters, perStore, withProbes } from '../store/index.js';
-import type { AppHome, Store } from '../store/index.js';
+import type { AppHome, ListenOptions, Store } from '../store/index.js';
 import { defaultPublicUrl } from './config.js';
 import type { LogLevel, TrustProxy } from './config.js';
 import { installCompression } from './plugins/compression.js';
@@ -183,7 +183,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const probed = (home: AppHome): AppHome => ({ cluster: home.cluster, store: probedStore(home.store) });
   const homes = {
     home: async (appId: string) => probed(await clusters.home(appId)),
-    listen: (channel: string, handler: (payload: string, store: Store) => void, options: { resumed?: () => void } = {}) =>
+    listen: (channel: string, handler: (payload: string, store: Store) => void, options: ListenOptions = {}) =>
       clusters.listen(channel, (payload, home) => handler(payload, probed(home).store), { resumed: () => options.resumed?.() }),
   };
   app.addHook('onReady', async () => clusters.start());

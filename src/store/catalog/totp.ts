@@ -80,7 +80,7 @@ export async function totpStatuses(q: Queryable, appId: string, userIds: readonl
            (SELECT count(*)::int FROM tessera.totp_recovery_codes c
              WHERE c.app_id = f.app_id AND c.user_id = f.user_id AND c.used_at IS NULL) AS codes_left
       FROM tessera.totp_factors f
-     WHERE f.app_id = ${appId}::text AND f.user_id = ANY(${[...userIds]}::uuid[]) AND f.confirmed_at IS NOT NULL`);
+     WHERE f.app_id = ${appId} AND f.user_id = ANY(${[...userIds]}::uuid[]) AND f.confirmed_at IS NOT NULL`);
   return rows.map((r) => ({ userId: r.user_id, enabledAt: r.confirmed_at, recoveryCodesLeft: r.codes_left }));
 }
 
