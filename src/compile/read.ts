@@ -32,11 +32,11 @@ function argumentsOf(s: CompileState, parent: string, node: FieldNode): Record<s
 }
 
 /** The JSON of one row of `type` by uuid parameter, or SQL NULL. */
-export function rowById(s: CompileState, typeName: string, id: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
+export function rowById(s: CompileState, typeName: string, id: SqlFragment, nodes: readonly FieldNode[], from?: SqlFragment): SqlFragment {
   const type = s.app.type(typeName);
   const z = s.alias();
   const object = modelObject(s, type, z, modelFields(s, type.name, nodes));
-  return sql`(SELECT ${object} FROM ${s.app.table(type.name)} ${z} WHERE ${whereAll([sql`${z}.id = ${id}::uuid`, s.allowed(type, 'read', z)])})`;
+  return sql`(SELECT ${object} FROM ${from ?? s.app.table(type.name)} ${z} WHERE ${whereAll([sql`${z}.id = ${id}::uuid`, s.allowed(type, 'read', z)])})`;
 }
 
 /** The JSON of a root query field (not `__typename` or introspection). */

@@ -99,6 +99,11 @@ export function join(items: readonly SqlFragment[], separator: SqlFragment = sql
 
 export const empty: SqlFragment = fragment([]);
 
+/** How many times `frag` names the identifier `names` (whether a statement reads a table). */
+export function identCount(frag: SqlFragment, ...names: string[]): number {
+  return frag.parts.filter((part) => part.kind === 'ident' && part.names.length === names.length && part.names.every((n, i) => n === names[i])).length;
+}
+
 /**
  * A whole statement compiled before (its `$n` refer to `values`): a cached statement is
  * rendered once and only its values change per request. It cannot be spliced into others.

@@ -25,17 +25,19 @@ export interface TestServer {
 }
 
 /**
- * A server whose store counts the statements and transactions the server sends (the
- * management service uses the store directly and is not counted).
+ * A server whose store counts the statements and transactions the server sends, transactions
+ * also on their own (the management service uses the store directly and is not counted).
  */
-export async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number }> {
+export async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number; transactions: () => number }> {
   const test = await openTestStore(kind);
   let count = 0;
+  let transactions = 0;
   const counting: Store = new Proxy(test.store, {
     get(target, prop, receiver) {
       if (prop === 'query' || prop === 'transaction') {
         return (...args: unknown[]) => {
           count += 1;
+          if (prop === 'transaction') transactions += 1;
           return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
@@ -55,6 +57,7 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
     app,
     logs: [],
     statements: () => count,
+    transactions: () => transactions,
     async close() {
       await app.close();
       await test.close();

@@ -5,7 +5,7 @@
 
 import { TesseraError, badInput, notFound } from '../../errors/index.js';
 import { builtinTraits, idColumn, isMembership, membershipOf } from '../../model/index.js';
-import { fieldGrants } from '../../permissions/index.js';
+import { fieldGrants, typeGrants } from '../../permissions/index.js';
 import type { ModelType, PermissionOperation, Relation } from '../../model/index.js';
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -45,6 +45,34 @@ function guardedFields(type: ModelType, input: Readonly<Record<string, unknown>>
     .filter((f) => input[f.name] !== undefined || (f.kind === 'relation' && input[idColumn(f.name)] !== undefined))
     .map((f) => f.name)
     .filter((name) => fieldGrants(type, name, op) !== undefined);
+}
+
+/**
+ * Whether `requireWrite` of a create with `input` would hold whatever row is written, without
+ * a statement: an admin token, or a create rule that grants everyone the caller is and no field
+ * given with rules of its own.
+ */
+export function createHoldsAlways(s: CompileState, type: ModelType, input: Readonly<Record<string, unknown>>): boolean {
+  if (s.access === 'admin') return true;
+  return grantsAnyRow(s, type, 'create') && guardedFields(type, input, 'create').length === 0;
+}
+
+/**
+ * Whether the caller may link to any existing object of `type` (`requireLinkable` checks only
+ * that it exists, which the foreign key checks as well, with the same answer).
+ */
+export function linkHoldsAlways(s: CompileState, type: ModelType): boolean {
+  return s.access === 'admin' || grantsAnyRow(s, type, 'read');
+}
+
+/**
+ * Whether a rule of `type` grants the caller `op` on every row whatever it holds: EVERYONE, or
+ * AUTHENTICATED for a logged-in user. (A built-in type's reserved rows are only reserved from
+ * updates and deletes.)
+ */
+function grantsAnyRow(s: CompileState, type: ModelType, op: 'create' | 'read'): boolean {
+  const loggedIn = s.binder.request.userId !== undefined;
+  return typeGrants(type, op).some((g) => g.scope === 'EVERYONE' || (g.scope === 'AUTHENTICATED' && loggedIn));
 }
 
 /** `op` on the row and on each guarded field given; FORBIDDEN naming what failed. */

@@ -51,13 +51,13 @@ export function unknownPayloadField(payloadType: string, selection: PayloadSelec
   return new Error(`unknown payload field ${payloadType}.${(selection.group[0] as FieldNode).name.value} (${selection.role?.kind ?? '__typename'})`);
 }
 
-/** `changedX` of a type's row. */
-export function rowPart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[]): SqlFragment {
-  return rowById(s, typeName, sql`${id}`, group);
+/** `changedX` of a type's row, read from its table or from `from` (the rows a statement writes). */
+export function rowPart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[], from?: SqlFragment): SqlFragment {
+  return rowById(s, typeName, sql`${id}`, group, from);
 }
 
 /** `changedEdge`: the row as an edge of the type's default connection (ordered by id). */
-export function edgePart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[]): SqlFragment {
+export function edgePart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[], from?: SqlFragment): SqlFragment {
   const type = s.app.type(typeName);
   const keys = sortKeys(s, type, undefined);
   const sig = signatureParam(s, type.name, keys);
@@ -73,7 +73,7 @@ export function edgePart(s: CompileState, typeName: string, id: string, group: r
       : modelObject(s, type, z, modelFields(s, type.name, nodes));
     pairs.push(sql`${literal(key)}::text, ${v}`);
   }
-  return sql`(SELECT json_build_object(${join(pairs)}) FROM ${s.app.table(type.table)} ${z} WHERE ${z}.id = ${id}::uuid)`;
+  return sql`(SELECT json_build_object(${join(pairs)}) FROM ${from ?? s.app.table(type.table)} ${z} WHERE ${z}.id = ${id}::uuid)`;
 }
 
 /** `changedR` of a many-to-many edge: the join object of join row `joinId`. */

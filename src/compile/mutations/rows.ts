@@ -20,7 +20,8 @@ function isGiven(v: unknown): boolean {
   return v !== undefined;
 }
 
-async function columnValue(w: Writer, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
+/** A value field's input as the SQL value written (checked, converted; a password hashed). */
+export async function columnValue(w: Pick<Writer, 'app' | 'accounts'>, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
   const what = `${type.name}.${field.name}`;
   if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
   const traits = fieldTraits(type, field);
@@ -52,7 +53,7 @@ function emailProblem(v: string): string | undefined {
 }
 
 /** The uuid of the object a `<relation>Id` input names; "" and null mean none. */
-function relationTarget(type: ModelType, field: RelationField, v: unknown): string | null {
+export function relationTarget(type: ModelType, field: RelationField, v: unknown): string | null {
   if (v === null || v === '') return null;
   return decodeId(String(v), field.target, `${type.name}.${idColumn(field.name)}`);
 }

@@ -20,6 +20,8 @@ import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './writer.js';
+import { createInOneStatement } from './oneStatement.js';
+import type { AppContext } from '../context.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
 import { runRequestEmailVerification, runRequestPasswordReset, runResetPassword, runVerifyEmail } from './accountMail.js';
@@ -79,6 +81,10 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       const caller = hookCaller(m);
       const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
       const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
+      if (kind === 'create') {
+        const answered = await oneStatement(s.app, () => createInOneStatement(s, m, type, hooked, payloadType, nodes));
+        if (answered !== undefined) return answered;
+      }
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
     case 'addEdge':
@@ -112,6 +118,15 @@ async function written(s: CompileState, m: MutationContext, write: (w: Writer) =
     return await writeTransaction(m.store, s, m.ports, write, { userId: m.userId, admin: m.admin });
   } catch (err) {
     throw writeError(s.app, err);
+  }
+}
+
+/** A write run as one statement (or not, when it answers undefined); constraint violations become coded errors. */
+async function oneStatement(app: AppContext, write: () => Promise<string | undefined>): Promise<string | undefined> {
+  try {
+    return await write();
+  } catch (err) {
+    throw writeError(app, err);
   }
 }
 

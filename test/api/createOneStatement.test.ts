@@ -1,0 +1,183 @@
+// A plain create runs as one statement (INSERT and payload together, no transaction around
+// them), and everything a create promises still holds on that path: the payload under the
+// caller's read rules, rules that depend on the row or on linked objects, foreign keys, unique
+// values, realtime events. A create the one statement cannot answer alike (nested creates, a
+// payload that reads the created type again, row-dependent rules, EVENT functions) runs in a
+// transaction as before; each case here checks which path ran and what it answered.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingServer } from '../server/harness.js';
+import type { TestServer } from '../server/harness.js';
+import { client, subscribe, waitForSubscriptions } from '../realtime/harness.js';
+import { STORE_KINDS, createTestApp } from './harness.js';
+import type { Json, TestApp } from './harness.js';
+
+const SCHEMA = `
+type User @model
+  @permission(scope: EVERYONE, create: true)
+  @permission(scope: SELF, read: true) {
+  notes: [Note] @relation(name: "NoteOwner")
+  tickets: [Ticket] @relation(name: "TicketOwner")
+}
+type Author @model @permission(scope: EVERYONE, read: true) {
+  name: String!
+  posts: [Post] @relation(name: "AuthorPosts")
+  profile: Profile @relation(name: "AuthorProfile")
+}
+type Profile @model @permission(scope: EVERYONE, read: true) { bio: String author: Author @relation(name: "AuthorProfile") }
+type Post @model
+  @permission(scope: EVERYONE, read: true, create: true) {
+  title: String!
+  slug: String @unique
+  score: Int
+  author: Author @relation(name: "AuthorPosts")
+  tags: [Tag] @relation(name: "PostTags")
+}
+type Tag @model @permission(scope: EVERYONE, read: true) { label: String posts: [Post] @relation(name: "PostTags") }
+type Note @model
+  @permission(scope: AUTHENTICATED, create: true)
+  @permission(scope: RELATION, userFields: ["owner"], read: true) {
+  text: String
+  owner: User @relation(name: "NoteOwner")
+}
+type Ticket @model
+  @permission(scope: RELATION, userFields: ["owner"], create: true, read: true) {
+  text: String
+  owner: User @relation(name: "TicketOwner")
+}
+`;
+
+describe.each(STORE_KINDS)('create in one statement (%s)', (kind) => {
+  let server: TestServer & { statements: () => number; transactions: () => number };
+  let app: TestApp;
+  const tokens: Record<string, string> = {};
+  const ids: Record<string, string> = {};
+  const asUser = (name: string, query: string, variables: Record<string, unknown> = {}) => app.gql(query, variables, { authorization: `Bearer ${tokens[name]}` });
+  const code = (reply: { body: Json }) => reply.body.errors?.[0]?.extensions?.code as string | undefined;
+
+  /** Runs `request` and tells how many statements and transactions the server sent for it. */
+  async function counted<T>(request: () => Promise<T>): Promise<{ result: T; statements: number; transactions: number }> {
+    const [s0, t0] = [server.statements(), server.transactions()];
+    const result = await request();
+    return { result, statements: server.statements() - s0, transactions: server.transactions() - t0 };
+  }
+
+  beforeAll(async () => {
+    server = await startCountingServer(kind);
+    app = await createTestApp(server, SCHEMA);
+    for (const name of ['ann', 'bob']) {
+      const reply = await app.gql('mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } token } }', { i: { username: name, password: 'pw-123456' } }, {});
+      expect(reply.body.errors).toBeUndefined();
+      ids[name] = reply.body.data.createUser.changedUser.id;
+      tokens[name] = reply.body.data.createUser.token;
+    }
+    const author = await app.data('mutation { createAuthor(input: { name: "Ada" }) { changedAuthor { id } } }');
+    ids.author = author.createAuthor.changedAuthor.id;
+    // Warm: the app is loaded and each caller's token is known before anything is counted.
+    await asUser('ann', '{ viewer { user { id } } }');
+    await asUser('bob', '{ viewer { user { id } } }');
+  });
+  afterAll(async () => server?.close());
+
+  it('answers a plain create with one statement and no transaction, payload and edge included', async () => {
+    const { result, statements, transactions } = await counted(() =>
+      app.data(
+        'mutation($i: CreatePostInput!) { createPost(input: $i) { clientMutationId __typename changedPost { id title score author { name } } changedEdge { cursor node { title } } } }',
+        { i: { title: 'One', score: 3, authorId: ids.author, clientMutationId: 'c1' } },
+      ),
+    );
+    expect(transactions).toBe(0);
+    expect(statements).toBe(1);
+    const payload = result.createPost;
+    expect(payload).toMatchObject({ clientMutationId: 'c1', __typename: 'CreatePostPayload', changedPost: { title: 'One', score: 3, author: { name: 'Ada' } }, changedEdge: { node: { title: 'One' } } });
+    // The row is there, as the payload says, and its edge's cursor pages from it.
+    const read = await app.data('query($id: ID!) { getPost(id: $id) { title score author { name } } }', { id: payload.changedPost.id });
+    expect(read.getPost).toEqual({ title: 'One', score: 3, author: { name: 'Ada' } });
+    const after = await app.data('query($c: String) { viewer { allPosts(after: $c) { edges { node { title } } } } }', { c: payload.changedEdge.cursor });
+    expect(after.viewer.allPosts.edges).toEqual([]);
+  });
+
+  it('takes the transaction when the payload reads the created type again, and then sees the new row', async () => {
+    const { result, transactions } = await counted(() =>
+      app.data('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { title author { posts { edges { node { title } } } } } } }', { i: { title: 'Two', authorId: ids.author } }),
+    );
+    expect(transactions).toBe(1);
+    const titles = result.createPost.changedPost.author.posts.edges.map((e: Json) => e.node.title);
+    expect(titles).toContain('Two');
+    // The viewer can reach every type: a payload asking for it takes the transaction too.
+    const viewer = await counted(() => app.data('mutation { createPost(input: { title: "Three" }) { viewer { allPosts { edges { node { title } } } } } }'));
+    expect(viewer.transactions).toBe(1);
+    expect(viewer.result.createPost.viewer.allPosts.edges.map((e: Json) => e.node.title)).toContain('Three');
+  });
+
+  it('takes the transaction for nested creates and links that move, and writes them all', async () => {
+    const nested = await counted(() => app.data('mutation { createAuthor(input: { name: "Bo", posts: [{ title: "Nested" }] }) { changedAuthor { id posts { edges { node { title } } } } } }'));
+    expect(nested.transactions).toBe(1);
+    expect(nested.result.createAuthor.changedAuthor.posts.edges).toEqual([{ node: { title: 'Nested' } }]);
+    // A one-to-one link is taken from whoever held it: more than one INSERT.
+    const profile = await counted(() => app.data('mutation($a: ID!) { createProfile(input: { bio: "x", authorId: $a }) { changedProfile { author { name } } } }', { a: ids.author }));
+    expect(profile.transactions).toBe(1);
+    expect(profile.result.createProfile.changedProfile.author.name).toBe('Ada');
+  });
+
+  it('turns a taken unique value and an id of nothing into coded errors, writing nothing', async () => {
+    await app.data('mutation { createPost(input: { title: "Slugged", slug: "same" }) { changedPost { id } } }');
+    const taken = await counted(() => app.gql('mutation { createPost(input: { title: "Again", slug: "same" }) { changedPost { id } } }'));
+    expect(taken.transactions).toBe(0);
+    expect(code(taken.result)).toBe('CONFLICT');
+    expect(taken.result.body.errors[0].extensions).toMatchObject({ type: 'Post', field: 'slug' });
+    const nobody = Buffer.from('Author:00000000-0000-4000-8000-000000000000').toString('base64url');
+    const gone = await counted(() => app.gql('mutation($a: ID!) { createPost(input: { title: "Ghost", authorId: $a }) { changedPost { id } } }', { a: nobody }));
+    expect(gone.transactions).toBe(0);
+    expect(code(gone.result)).toBe('BAD_USER_INPUT');
+    expect(gone.result.body.errors[0].extensions.field).toBe('authorId');
+    const all = await app.data('{ viewer { allPosts { edges { node { title } } } } }');
+    const titles = all.viewer.allPosts.edges.map((e: Json) => e.node.title);
+    expect(titles).not.toContain('Again');
+    expect(titles).not.toContain('Ghost');
+  });
+
+  it("runs a user's create under an AUTHENTICATED rule as one statement, reading the payload under the user's rules", async () => {
+    const own = await counted(() => asUser('ann', 'mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { id text owner { id } } } }', { i: { text: 'mine', ownerId: ids.ann } }));
+    // Linking to a user needs reading them (SELF): that check takes the transaction.
+    expect(own.transactions).toBe(1);
+    expect(own.result.body.data.createNote.changedNote.text).toBe('mine');
+    const plain = await counted(() => asUser('ann', 'mutation { createNote(input: { text: "nobody owns it" }) { changedNote { id text } } }'));
+    expect(plain.transactions).toBe(0);
+    expect(plain.statements).toBe(1);
+    // Written, but not the user's to read (the read rule needs them as owner): the payload says null.
+    expect(plain.result.body.data.createNote.changedNote).toBeNull();
+    const notes = await app.data('{ viewer { allNotes { edges { node { text } } } } }');
+    expect(notes.viewer.allNotes.edges.map((e: Json) => e.node.text).sort()).toEqual(['mine', 'nobody owns it']);
+    // Nobody logged in: the rule refuses, and nothing is written.
+    const anonymous = await app.gql('mutation { createNote(input: { text: "anon" }) { changedNote { id } } }', {}, {});
+    expect(['FORBIDDEN', 'UNAUTHENTICATED']).toContain(code(anonymous));
+    const after = await app.data('{ viewer { allNotes { edges { node { text } } } } }');
+    expect(after.viewer.allNotes.edges).toHaveLength(2);
+  });
+
+  it('checks a row-dependent create rule in a transaction: nobody creates for someone else', async () => {
+    const forBob = await counted(() => asUser('ann', 'mutation($i: CreateTicketInput!) { createTicket(input: $i) { changedTicket { id } } }', { i: { text: 'forged', ownerId: ids.bob } }));
+    expect(forBob.transactions).toBe(1);
+    expect(['FORBIDDEN', 'BAD_USER_INPUT']).toContain(code(forBob.result));
+    const own = await asUser('bob', 'mutation($i: CreateTicketInput!) { createTicket(input: $i) { changedTicket { text } } }', { i: { text: 'real', ownerId: ids.bob } });
+    expect(own.body.data.createTicket.changedTicket.text).toBe('real');
+    const tickets = await app.data('{ viewer { allTickets { edges { node { text } } } } }');
+    expect(tickets.viewer.allTickets.edges.map((e: Json) => e.node.text)).toEqual(['real']);
+  });
+
+  it('publishes the created row to subscribers, as the transaction path does', async () => {
+    const c = client(app.endpoint, app.token);
+    try {
+      const sub = subscribe(c, 'subscription { subscribeToPost(mutations: [createPost]) { mutation value { title score author { name } } } }');
+      await waitForSubscriptions(server.base, 1);
+      const { transactions } = await counted(() => app.data('mutation($a: ID!) { createPost(input: { title: "Heard", score: 7, authorId: $a }) { changedPost { id } } }', { a: ids.author }));
+      expect(transactions).toBe(0);
+      const [event] = await sub.take(1);
+      expect(event).toMatchObject({ data: { subscribeToPost: { mutation: 'createPost', value: { title: 'Heard', score: 7, author: { name: 'Ada' } } } } });
+      await sub.close();
+    } finally {
+      await c.dispose();
+    }
+  });
+});
