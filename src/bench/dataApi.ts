@@ -10,10 +10,10 @@ import { closeConnections } from './client.js';
 import { compareRead, compareWrite } from './compare.js';
 import type { Comparison, Rig, RunOptions } from './compare.js';
 import { createBenchDatabase, directPool } from './database.js';
-import { createPostShape, planShape, readShapes } from './dataShapes.js';
+import { createPostShape, deletePostShape, planShape, readShapes, updatePostShape } from './dataShapes.js';
 import type { Statement } from './dataShapes.js';
 import { explainSummary } from './explain.js';
-import { loadFixtures } from './fixtures.js';
+import { loadFixtures, rowsToDelete } from './fixtures.js';
 import { fmt, printCpu, printDisturbance, printThroughput } from './report.js';
 import { logLevel, numberFromEnv } from './env.js';
 import { seed, seedSizes } from './seed.js';
@@ -47,8 +47,10 @@ async function run(rig: Rig): Promise<void> {
     firstPage: await compareRead(rig, shapes.firstPage, planned.firstPage),
     filtered: await compareRead(rig, shapes.filtered, planned.filtered),
     deepPage: await compareRead(rig, shapes.deepPage, planned.deepPage),
-    // Last: its new rows would otherwise move the deep page.
+    // Last: their rows would otherwise move the deep page.
     createPost: await compareWrite(rig, createPostShape(rig.app.id, fixtures.userUuids)),
+    updatePost: await compareWrite(rig, updatePostShape(rig.app.id, fixtures.postUuids)),
+    deletePost: await compareWrite(rig, deletePostShape(rig.app.id, ...(await rowsToDelete(rig.pool, rig.app.id, numberFromEnv('TESSERA_BENCH_DELETES', 120_000))))),
   };
   const rows = Object.values(results);
   printThroughput(rows);

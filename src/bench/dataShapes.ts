@@ -30,6 +30,8 @@ export interface WriteShape {
 export interface Fixtures {
   /** Global ids of random posts. */
   postIds: readonly string[];
+  /** The same posts' row uuids. */
+  postUuids: readonly string[];
   /** Row uuids of random users. */
   userUuids: readonly string[];
   /** The cursor of an edge 40 from the end of `allPosts` in its default order. */
@@ -55,6 +57,14 @@ const FILTERED = `query TopPosts($min: Int!) {
 
 const CREATE_POST = `mutation CreatePost($input: CreatePostInput!) {
   createPost(input: $input) { changedPost { id title score published } }
+}`;
+
+const UPDATE_POST = `mutation UpdatePost($input: UpdatePostInput!) {
+  updatePost(input: $input) { changedPost { id title score published } }
+}`;
+
+const DELETE_POST = `mutation DeletePost($input: DeletePostInput!) {
+  deletePost(input: $input) { changedPost { id title score published } }
 }`;
 
 export const LAST_PAGE_CURSORS = '{ viewer { allPosts(last: 40) { edges { cursor } } } }';
@@ -112,4 +122,41 @@ export function createPostShape(appId: string, userUuids: readonly string[]): Wr
 /** The request bodies of a shape, one per variable set, serialised once. */
 export function requestBodies(shape: ReadShape): string[] {
   return shape.variables.map((variables) => JSON.stringify({ query: shape.query, variables }));
+}
+
+/** The fields the write shapes return, for the direct statements' RETURNING. */
+const RETURNED = sql`id, title, score, published`;
+
+export function updatePostShape(appId: string, postUuids: readonly string[]): WriteShape {
+  const post = (i: number) => postUuids[i % postUuids.length] as string;
+  const { text } = compile(sql`UPDATE ${ident(appSchemaName(appId), 'Post')} SET score = ${0}::int, "modifiedAt" = now() WHERE id = ${''}::uuid RETURNING ${RETURNED}`);
+  return {
+    label: '(f) updatePost mutation',
+    body: (i) => JSON.stringify({ query: UPDATE_POST, variables: { input: { id: encodeId('Post', post(i)), score: i % 1000 } } }),
+    direct: (i) => ({ text, values: [i % 1000, post(i)] }),
+  };
+}
+
+/**
+ * Each operation deletes a row of its own, the API's from `apiUuids` and the direct
+ * statement's from `directUuids`, in turn (warm-up included); running out is an error, not a
+ * run of deletes of nothing.
+ */
+export function deletePostShape(appId: string, apiUuids: readonly string[], directUuids: readonly string[]): WriteShape {
+  const { text } = compile(sql`DELETE FROM ${ident(appSchemaName(appId), 'Post')} WHERE id = ${''}::uuid RETURNING ${RETURNED}`);
+  const taker = (uuids: readonly string[]) => {
+    let next = 0;
+    return () => {
+      const uuid = uuids[next++];
+      if (uuid === undefined) throw new Error(`(g) deletePost: all ${uuids.length} rows seeded for deletes are gone; seed more (TESSERA_BENCH_DELETES)`);
+      return uuid;
+    };
+  };
+  const api = taker(apiUuids);
+  const direct = taker(directUuids);
+  return {
+    label: '(g) deletePost mutation',
+    body: () => JSON.stringify({ query: DELETE_POST, variables: { input: { id: encodeId('Post', api()) } } }),
+    direct: () => ({ text, values: [direct()] }),
+  };
 }

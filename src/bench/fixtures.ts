@@ -31,7 +31,21 @@ export async function loadFixtures(pool: pg.Pool, app: BenchApp): Promise<Fixtur
   const posts = await randomIds(pool, app.id, 'Post', 1000);
   return {
     postIds: posts.map((uuid) => encodeId('Post', uuid)),
+    postUuids: posts,
     userUuids: await randomIds(pool, app.id, 'User', 200),
     deepCursor: await deepCursor(app),
   };
+}
+
+/**
+ * Inserts `n` posts for the delete shape to take, half for the API and half for the direct
+ * statement, and returns their uuids in those two halves.
+ */
+export async function rowsToDelete(pool: pg.Pool, appId: string, n: number): Promise<[string[], string[]]> {
+  const table = ident(appSchemaName(appId), 'Post');
+  const statement = compile(sql`INSERT INTO ${table} (title, score, published) SELECT 'To delete ' || g, g % 1000, true FROM generate_series(1, ${n}::int) g RETURNING id`);
+  const ids = (await pool.query<{ id: string }>(statement)).rows.map((r) => r.id);
+  await pool.query(compile(sql`ANALYZE ${table}`).text);
+  const half = Math.floor(ids.length / 2);
+  return [ids.slice(0, half), ids.slice(half)];
 }

@@ -86,6 +86,8 @@ describe('tracing (TESSERA_TRACING=on)', () => {
     const post = (query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
       fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) }).then((r) => r.json());
     await post('mutation Add($t: String) { createNote(input: { text: $t }) { changedNote { id } } }', { t: SECRET }, { authorization: `Bearer ${token}` });
+    // A payload that reads the type's table again takes a transaction.
+    await post('mutation AddAndList { createNote(input: { text: "y" }) { viewer { allNotes(first: 1) { edges { node { id } } } } } }', {}, { authorization: `Bearer ${token}` });
     await post('query Notes($t: String) { viewer { allNotes(where: { text: { eq: $t } }) { edges { node { text } } } } }', { t: SECRET }, { traceparent: `00-${traceId}-${callerSpan}-01` });
     await post('mutation Denied { createNote(input: { text: "x" }) { changedNote { id } } }', {}, {});
     const c = client(endpoint, token);
@@ -129,8 +131,11 @@ describe('tracing (TESSERA_TRACING=on)', () => {
     expect(JSON.stringify(sink.spans)).not.toContain(SECRET);
   });
 
-  it("puts a mutation's statements under its transaction's span", () => {
-    const transaction = childrenOf(serverSpan('mutation Add')).find((s) => s.name === 'transaction');
+  it("puts a mutation's one statement under its span, and a transaction's statements under the transaction's", () => {
+    const add = childrenOf(serverSpan('mutation Add'));
+    expect(add.map((s) => s.name)).not.toContain('transaction');
+    expect(add.some((s) => s.kind === CLIENT && /^WITH .* AS \(INSERT INTO /.test(String(attr(s, 'db.query.text'))))).toBe(true);
+    const transaction = childrenOf(serverSpan('mutation AddAndList')).find((s) => s.name === 'transaction');
     expect(transaction?.kind).toBe(CLIENT);
     const inside = childrenOf(transaction!).map((s) => s.name);
     expect(inside).toContain('INSERT');

@@ -58,6 +58,16 @@ export function createHoldsAlways(s: CompileState, type: ModelType, input: Reado
 }
 
 /**
+ * Whether `requireExisting` of an update with `input` (or of a delete) would hold for every row
+ * without a statement: an admin token, or rules that grant the caller reading and `op` on any
+ * row, and no field given with rules of its own.
+ */
+export function existingHoldsAlways(s: CompileState, type: ModelType, input: Readonly<Record<string, unknown>>, op: 'update' | 'delete'): boolean {
+  if (s.access === 'admin') return true;
+  return grantsAnyRow(s, type, 'read') && grantsAnyRow(s, type, op) && guardedFields(type, op === 'delete' ? {} : input, 'update').length === 0;
+}
+
+/**
  * Whether the caller may link to any existing object of `type` (`requireLinkable` checks only
  * that it exists, which the foreign key checks as well, with the same answer).
  */
@@ -70,7 +80,7 @@ export function linkHoldsAlways(s: CompileState, type: ModelType): boolean {
  * AUTHENTICATED for a logged-in user. (A built-in type's reserved rows are only reserved from
  * updates and deletes.)
  */
-function grantsAnyRow(s: CompileState, type: ModelType, op: 'create' | 'read'): boolean {
+function grantsAnyRow(s: CompileState, type: ModelType, op: PermissionOperation): boolean {
   const loggedIn = s.binder.request.userId !== undefined;
   return typeGrants(type, op).some((g) => g.scope === 'EVERYONE' || (g.scope === 'AUTHENTICATED' && loggedIn));
 }

@@ -20,7 +20,7 @@ import { writeError } from './errors.js';
 import { assemble, commonPart, edgePart, joinPart, payloadFields, readPhase, rowPart, unknownPayloadField } from './payload.js';
 import type { PayloadPart } from './payload.js';
 import { writeTransaction } from './writer.js';
-import { createInOneStatement } from './oneStatement.js';
+import { writeInOneStatement } from './oneStatement.js';
 import type { AppContext } from '../context.js';
 import { createRow, deleteRow, updateRow } from './rows.js';
 import { asUser, runChangePassword, runLogin, runLogout, runRefresh } from './user.js';
@@ -81,10 +81,8 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       const caller = hookCaller(m);
       const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
       const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
-      if (kind === 'create') {
-        const answered = await oneStatement(s.app, () => createInOneStatement(s, m, type, hooked, payloadType, nodes));
-        if (answered !== undefined) return answered;
-      }
+      const answered = await oneStatement(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes));
+      if (answered !== undefined) return answered;
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
     case 'addEdge':

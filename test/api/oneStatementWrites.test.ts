@@ -1,9 +1,10 @@
-// A plain create runs as one statement (INSERT and payload together, no transaction around
-// them), and everything a create promises still holds on that path: the payload under the
-// caller's read rules, rules that depend on the row or on linked objects, foreign keys, unique
-// values, realtime events. A create the one statement cannot answer alike (nested creates, a
-// payload that reads the created type again, row-dependent rules, EVENT functions) runs in a
-// transaction as before; each case here checks which path ran and what it answered.
+// A plain create, update or delete runs as one statement (the write and its payload together,
+// no transaction around them), and everything a write promises still holds on that path: the
+// payload under the caller's read rules, rules that depend on the row or on linked objects,
+// foreign keys, unique values, NOT_FOUND, realtime events. A write the one statement cannot
+// answer alike (nested creates, a payload that reads the written type again, row-dependent
+// rules, EVENT functions) runs in a transaction as before; each case here checks which path
+// ran and what it answered.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingServer } from '../server/harness.js';
@@ -26,7 +27,8 @@ type Author @model @permission(scope: EVERYONE, read: true) {
 }
 type Profile @model @permission(scope: EVERYONE, read: true) { bio: String author: Author @relation(name: "AuthorProfile") }
 type Post @model
-  @permission(scope: EVERYONE, read: true, create: true) {
+  @permission(scope: EVERYONE, read: true, create: true)
+  @permission(scope: AUTHENTICATED, update: true, delete: true) {
   title: String!
   slug: String @unique
   score: Int
@@ -41,13 +43,13 @@ type Note @model
   owner: User @relation(name: "NoteOwner")
 }
 type Ticket @model
-  @permission(scope: RELATION, userFields: ["owner"], create: true, read: true) {
+  @permission(scope: RELATION, userFields: ["owner"], create: true, read: true, update: true) {
   text: String
   owner: User @relation(name: "TicketOwner")
 }
 `;
 
-describe.each(STORE_KINDS)('create in one statement (%s)', (kind) => {
+describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
   let server: TestServer & { statements: () => number; transactions: () => number };
   let app: TestApp;
   const tokens: Record<string, string> = {};
@@ -175,6 +177,80 @@ describe.each(STORE_KINDS)('create in one statement (%s)', (kind) => {
       expect(transactions).toBe(0);
       const [event] = await sub.take(1);
       expect(event).toMatchObject({ data: { subscribeToPost: { mutation: 'createPost', value: { title: 'Heard', score: 7, author: { name: 'Ada' } } } } });
+      await sub.close();
+    } finally {
+      await c.dispose();
+    }
+  });
+  const POST = 'changedPost { title score author { name } }';
+  async function newPost(title: string): Promise<string> {
+    const made = await app.data('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id } } }', { i: { title, authorId: ids.author } });
+    return made.createPost.changedPost.id;
+  }
+
+  it('updates as one statement, answers NOT_FOUND for an id of nothing, and takes the transaction for a payload that reads the type again', async () => {
+    const id = await newPost('Before');
+    const plain = await counted(() => app.data(`mutation($id: ID!) { updatePost(input: { id: $id, title: "After", score: 9 }) { ${POST} } }`, { id }));
+    expect(plain.transactions).toBe(0);
+    expect(plain.statements).toBe(1);
+    expect(plain.result.updatePost.changedPost).toEqual({ title: 'After', score: 9, author: { name: 'Ada' } });
+    const unlinked = await counted(() => app.data('mutation($id: ID!) { updatePost(input: { id: $id, authorId: null }) { changedPost { title author { name } } } }', { id }));
+    expect(unlinked.transactions).toBe(0);
+    expect(unlinked.result.updatePost.changedPost).toEqual({ title: 'After', author: null });
+    const nobody = Buffer.from('Post:00000000-0000-4000-8000-000000000000').toString('base64url');
+    const missing = await counted(() => app.gql('mutation($id: ID!) { updatePost(input: { id: $id, title: "x" }) { changedPost { id } } }', { id: nobody }));
+    expect(missing.transactions).toBe(0);
+    expect(code(missing.result)).toBe('NOT_FOUND');
+    const relinked = await counted(() => app.data(`mutation($id: ID!, $a: ID!) { updatePost(input: { id: $id, title: "Again", authorId: $a }) { changedPost { author { posts { edges { node { title } } } } } } }`, { id, a: ids.author }));
+    expect(relinked.transactions).toBe(1);
+    expect(relinked.result.updatePost.changedPost.author.posts.edges.map((e: Json) => e.node.title)).toContain('Again');
+    const read = await app.data('query($id: ID!) { getPost(id: $id) { title author { name } } }', { id });
+    expect(read.getPost).toEqual({ title: 'Again', author: { name: 'Ada' } });
+  });
+
+  it('deletes as one statement, answering the last copy, and null for an id of nothing', async () => {
+    const id = await newPost('Doomed');
+    const gone = await counted(() => app.data(`mutation($id: ID!) { deletePost(input: { id: $id }) { ${POST} } }`, { id }));
+    expect(gone.transactions).toBe(0);
+    expect(gone.statements).toBe(1);
+    expect(gone.result.deletePost.changedPost).toEqual({ title: 'Doomed', score: null, author: { name: 'Ada' } });
+    expect((await app.data('query($id: ID!) { getPost(id: $id) { id } }', { id })).getPost).toBeNull();
+    const again = await counted(() => app.gql(`mutation($id: ID!) { deletePost(input: { id: $id }) { ${POST} } }`, { id }));
+    expect(again.result.body.errors).toBeUndefined();
+    expect(again.result.body.data.deletePost.changedPost).toBeNull();
+  });
+
+  it("updates and deletes for a user whose rules grant any row in one statement, and checks row-dependent rules in a transaction", async () => {
+    const id = await newPost('Shared');
+    const anonymous = await app.gql('mutation($id: ID!) { updatePost(input: { id: $id, title: "anon" }) { changedPost { title } } }', { id }, {});
+    expect(['FORBIDDEN', 'UNAUTHENTICATED']).toContain(code(anonymous));
+    const byUser = await counted(() => asUser('ann', 'mutation($id: ID!) { updatePost(input: { id: $id, title: "By ann" }) { changedPost { title } } }', { id }));
+    expect(byUser.transactions).toBe(0);
+    expect(byUser.result.body.data.updatePost.changedPost.title).toBe('By ann');
+    const ticket = await asUser('bob', 'mutation($i: CreateTicketInput!) { createTicket(input: $i) { changedTicket { id } } }', { i: { text: 'bob\'s', ownerId: ids.bob } });
+    const ticketId = ticket.body.data.createTicket.changedTicket.id;
+    const forged = await counted(() => asUser('ann', 'mutation($id: ID!) { updateTicket(input: { id: $id, text: "taken" }) { changedTicket { text } } }', { id: ticketId }));
+    expect(forged.transactions).toBe(1);
+    expect(['NOT_FOUND', 'FORBIDDEN']).toContain(code(forged.result));
+    const stillBobs = await asUser('bob', 'mutation($id: ID!) { updateTicket(input: { id: $id, text: "kept" }) { changedTicket { text } } }', { id: ticketId });
+    expect(stillBobs.body.data.updateTicket.changedTicket.text).toBe('kept');
+    const deleted = await counted(() => asUser('bob', 'mutation($id: ID!) { deletePost(input: { id: $id }) { changedPost { title } } }', { id }));
+    expect(deleted.transactions).toBe(0);
+    expect(deleted.result.body.data.deletePost.changedPost.title).toBe('By ann');
+  });
+
+  it('publishes updates and deletes made in one statement, a deleted row with its last state', async () => {
+    const id = await newPost('Watched');
+    const c = client(app.endpoint, app.token);
+    try {
+      const sub = subscribe(c, 'subscription { subscribeToPost(mutations: [updatePost, deletePost]) { mutation value { title } } }');
+      await waitForSubscriptions(server.base, 1);
+      const updated = await counted(() => app.data('mutation($id: ID!) { updatePost(input: { id: $id, title: "Seen" }) { changedPost { id } } }', { id }));
+      const deleted = await counted(() => app.data('mutation($id: ID!) { deletePost(input: { id: $id }) { changedPost { id } } }', { id }));
+      expect(updated.transactions + deleted.transactions).toBe(0);
+      const events = await sub.take(2);
+      expect(events[0]).toMatchObject({ data: { subscribeToPost: { mutation: 'updatePost', value: { title: 'Seen' } } } });
+      expect(events[1]).toMatchObject({ data: { subscribeToPost: { mutation: 'deletePost', value: { title: 'Seen' } } } });
       await sub.close();
     } finally {
       await c.dispose();
