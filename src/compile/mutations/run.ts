@@ -81,7 +81,7 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       const caller = hookCaller(m);
       const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
       const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
-      const answered = await oneStatement(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes));
+      const answered = await coded(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes));
       if (answered !== undefined) return answered;
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
@@ -111,16 +111,12 @@ function hookCaller(m: MutationContext): HookCaller {
 }
 
 /** Runs `write` in the mutation's transaction; constraint violations become coded errors. */
-async function written(s: CompileState, m: MutationContext, write: (w: Writer) => Promise<string>): Promise<string> {
-  try {
-    return await writeTransaction(m.store, s, m.ports, write, { userId: m.userId, admin: m.admin });
-  } catch (err) {
-    throw writeError(s.app, err);
-  }
+function written(s: CompileState, m: MutationContext, write: (w: Writer) => Promise<string>): Promise<string> {
+  return coded(s.app, () => writeTransaction(m.store, s, m.ports, write, { userId: m.userId, admin: m.admin }));
 }
 
-/** A write run as one statement (or not, when it answers undefined); constraint violations become coded errors. */
-async function oneStatement(app: AppContext, write: () => Promise<string | undefined>): Promise<string | undefined> {
+/** Runs `write`; the database's constraint violations become coded errors. */
+async function coded<T>(app: AppContext, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
