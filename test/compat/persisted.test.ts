@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, createTestApp } from '../api/harness.js';
 import type { GraphQLResult, Json, TestApp } from '../api/harness.js';
 import { runCli } from '../cli/run.js';
-import { client, subscribe } from '../realtime/harness.js';
+import { client, subscribe, waitForSubscriptions } from '../realtime/harness.js';
 import { admin, startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 
@@ -139,6 +139,8 @@ describe.each(STORE_KINDS)('persisted queries and trusted documents (%s)', (kind
     const trustedSub = subscribe(c, 'subscription OnNote {\n  subscribeToNote(mutations: [createNote]) {\n    value {\n      text\n    }\n  }\n}');
     const other = subscribe(c, 'subscription { subscribeToNote(mutations: [deleteNote]) { mutation } }');
     await expect(other.take(1, 3_000)).rejects.toThrow(/PERSISTED_QUERY_NOT_FOUND|PersistedQueryNotFound/);
+    // The trusted one is open on the server before the write it should hear of.
+    await waitForSubscriptions(server.base, 1);
     await app.gql('mutation { createNote(input: { text: "d" }) { clientMutationId } }', {}, { authorization: `Bearer ${server.key}` });
     expect((await trustedSub.take(1))[0].data.subscribeToNote.value.text).toBe('d');
     await trustedSub.close();
