@@ -15,7 +15,7 @@ const ALLOWED = {
   outbound: [], // HTTP calls made for an app, kept off private networks
   archive: ['errors'], // the app archive format (export, import)
   model: ['errors'],
-  store: ['sql', 'model', 'errors'],
+  store: ['sql', 'model', 'lru', 'errors'],
   permissions: ['sql', 'model', 'errors'],
   graphql: ['model', 'lru', 'errors'],
   oidc: ['outbound', 'secrets', 'lru', 'errors'],

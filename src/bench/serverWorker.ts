@@ -3,7 +3,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAdminService } from '../admin/index.js';
-import { createServer } from '../server/index.js';
+import { createServer, loadConfig } from '../server/index.js';
 import type { LogLevel } from '../server/index.js';
 import { ensureCatalog, openStore } from '../store/index.js';
 import { ownThreadPath } from './cpu.js';
@@ -80,7 +80,9 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl } : { dataDir: data.dataDir });
+// TESSERA_DB_PREPARED_STATEMENTS=off measures the server without prepared statements.
+const preparedStatements = loadConfig({}, process.env).dbPreparedStatements;
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, preparedStatements } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,

@@ -299,7 +299,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           }
           case 'sql':
             try {
-              const result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request));
+              const result = await args.store.query<{ v: string | null; a?: boolean }>(bindPrepared(plan.statement, request), { recurring: true });
               const asked = result.rows[0]?.a;
               if (asked !== undefined && args.userId !== undefined) args.appAdminSeen?.(asked === true);
               const text = result.rows[0]?.v ?? 'null';

@@ -228,7 +228,7 @@ export async function eventPayloads(plan: SubscriptionPlan, db: Queryable, event
   const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind), callers } };
   // The row's state travels with the event; without one (a row the mutation's own capture did
   // not find), the row is read as it is now.
-  const result = await db.query<{ v: string | null; callers: number[] }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request));
+  const result = await db.query<{ v: string | null; callers: number[] }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request), { recurring: true });
   const payloads: EventPayload[] = [];
   for (const row of result.rows) if (row.v !== null) payloads.push({ text: row.v, callers: row.callers.map((i) => i - 1) });
   return payloads;

@@ -38,6 +38,8 @@ export interface ServerConfig {
   dbPoolSize: number;
   /** Statements a pooled PostgreSQL connection serves before it is replaced, 0 for never (TESSERA_DB_CONNECTION_USES). */
   dbConnectionUses: number;
+  /** Keep recurring statements prepared on each PostgreSQL connection (TESSERA_DB_PREPARED_STATEMENTS). */
+  dbPreparedStatements: boolean;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
@@ -265,6 +267,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     corsOrigins: parseCorsOrigins(env.TESSERA_CORS_ORIGINS),
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     dbConnectionUses: parseConnectionUses(env.TESSERA_DB_CONNECTION_USES),
+    dbPreparedStatements: parseSwitch(env.TESSERA_DB_PREPARED_STATEMENTS, 'TESSERA_DB_PREPARED_STATEMENTS', true),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),

@@ -73,7 +73,7 @@ async function checkAddress(config: ServerConfig): Promise<void> {
 }
 
 async function openConfiguredStore(config: ServerConfig): Promise<Store> {
-  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl, maxConnections: config.dbPoolSize, connectionUses: config.dbConnectionUses } : { dataDir: config.dataDir });
+  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl, maxConnections: config.dbPoolSize, connectionUses: config.dbConnectionUses, preparedStatements: config.dbPreparedStatements } : { dataDir: config.dataDir });
   try {
     await ensureCatalog(store);
   } catch (err) {
@@ -131,6 +131,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     sealer: new SecretBox(secretKey.key),
     poolSize: config.dbPoolSize,
     connectionUses: config.dbConnectionUses,
+    preparedStatements: config.dbPreparedStatements,
     onOpenError: (cluster, err) => app.log.error({ err, cluster }, 'a cluster could not be opened: its apps answer UNAVAILABLE'),
   });
   const admin = createAdminService(clusters, { oidc, functions });

@@ -3,12 +3,12 @@
 // `statementTimeoutMs` without the code below it passing it along.
 
 import type { SqlFragment } from '../sql/index.js';
-import type { QueryResult, Store, Transaction } from './types.js';
+import type { QueryResult, StatementOptions, Store, Transaction } from './types.js';
 
 export function withStatementTimeout(store: Store, timeoutMs: number): Store {
   return {
     kind: store.kind,
-    query: <R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> => store.query<R>(statement, { timeoutMs }),
+    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> => store.query<R>(statement, { ...options, timeoutMs }),
     transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, { timeoutMs }),
     listen: (channel, handler, options) => store.listen(channel, handler, options),
     notify: (channel, payload) => store.notify(channel, payload),

@@ -31,6 +31,8 @@ export interface ClustersOptions {
   poolSize?: number | undefined;
   /** Statements a pooled connection of an added cluster serves before it is replaced (default: the store's; 0: never). */
   connectionUses?: number | undefined;
+  /** Whether added clusters' connections keep recurring statements prepared (default: true). */
+  preparedStatements?: boolean | undefined;
   /** A cluster recorded in the catalog could not be opened (its URL no longer unseals). */
   onOpenError?: ((cluster: string, err: unknown) => void) | undefined;
 }
@@ -278,9 +280,13 @@ export class Clusters {
   }
 
   /** How an added cluster's pool is sized, as the server's own is. */
-  #poolOptions(): { maxConnections?: number; connectionUses?: number } {
-    const { poolSize, connectionUses } = this.#options;
-    return { ...(poolSize ? { maxConnections: poolSize } : {}), ...(connectionUses === undefined ? {} : { connectionUses }) };
+  #poolOptions(): { maxConnections?: number; connectionUses?: number; preparedStatements?: boolean } {
+    const { poolSize, connectionUses, preparedStatements } = this.#options;
+    return {
+      ...(poolSize ? { maxConnections: poolSize } : {}),
+      ...(connectionUses === undefined ? {} : { connectionUses }),
+      ...(preparedStatements === undefined ? {} : { preparedStatements }),
+    };
   }
 
   /** LISTENs on one cluster; a cluster that cannot be reached yet is tried again, more slowly each time. */

@@ -22,6 +22,8 @@ export interface OpenStoreOptions {
   maxConnections?: number;
   /** PostgreSQL: statements a pooled connection serves before it is replaced (default CONNECTION_USES; 0: never). */
   connectionUses?: number;
+  /** PostgreSQL: keep recurring statements prepared on each connection (default true). */
+  preparedStatements?: boolean;
   /** PostgreSQL: the cluster the database is, named in errors when it cannot be reached (default `main`). */
   cluster?: string;
   /** PostgreSQL: fail at once when the database cannot be reached (default true; false: connect on first use). */
@@ -42,6 +44,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
       ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       ...(options.connectionUses === undefined ? {} : { connectionUses: options.connectionUses }),
+      ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
     });
     // Fail at start-up, not on the first request, when the database cannot be reached.
     if (options.probe === false) return store;

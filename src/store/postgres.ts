@@ -4,6 +4,7 @@
 
 import pg from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
+import { LruMap } from '../lru/index.js';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -35,6 +36,13 @@ export interface PostgresOptions {
    * statement timeout is answered `UNAVAILABLE` with a `Retry-After` of a second.
    */
   cluster?: string;
+  /**
+   * Keep recurring statements prepared on each connection (default true): parsed once per
+   * connection, not once per call. Off for a connection pooler that cannot carry named
+   * prepared statements from one transaction to the next (PgBouncer before 1.21 in transaction
+   * mode).
+   */
+  preparedStatements?: boolean;
 }
 
 /** How long a new connection may take when no statement timeout bounds it. */
@@ -42,6 +50,20 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Default uses of a pooled connection: at most ~200 MiB of catalog caches per backend, one reconnect per 2,000 statements. */
 export const CONNECTION_USES = 2_000;
+
+/**
+ * Recurring statements a connection keeps prepared, at most. A full connection runs further
+ * ones unnamed until it is replaced (CONNECTION_USES): PostgreSQL keeps each one's parse tree
+ * and plans in the backend's memory, tens of KiB for a statement that reads a few types.
+ */
+export const PREPARED_PER_CONNECTION = 100;
+
+/**
+ * Recurring texts the store has named, the most recently used kept: the texts its connections
+ * can hold at once many times over (a name is shared by every connection). A text let go and
+ * seen again gets a new name, prepared again.
+ */
+const NAMED_TEXTS = 2_000;
 
 function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
@@ -69,11 +91,17 @@ export class PostgresStore implements Store {
    * set for a call that asked for another): reset lazily, by the next call that wants another.
    */
   readonly #sessionTimeouts = new WeakMap<PoolClient, number>();
+  /** A name for each recurring text; undefined when the store prepares nothing. */
+  readonly #names: LruMap<string, string> | undefined;
+  #lastName = 0;
+  /** The names each connection has been asked to prepare (a failed parse stays counted). */
+  readonly #prepared = new WeakMap<PoolClient, Set<string>>();
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresOptions) {
     this.#timeoutMs = options.statementTimeoutMs ?? DEFAULT_SETTINGS.statementTimeoutMs;
     this.#cluster = options.cluster;
+    this.#names = options.preparedStatements === false ? undefined : new LruMap(NAMED_TEXTS);
     const config: ClientConfig = {
       connectionString: options.databaseUrl,
       types: pgTypes,
@@ -101,7 +129,8 @@ export class PostgresStore implements Store {
     let broken: Error | undefined;
     try {
       await this.#useSessionTimeout(client, options.timeoutMs ?? this.#timeoutMs);
-      return toResult<R>(await client.query({ text, values }));
+      const name = options.recurring ? this.#preparedName(client, text) : undefined;
+      return toResult<R>(await client.query(name === undefined ? { text, values } : { name, text, values }));
     } catch (err) {
       if (connectionBroken(err)) broken = asError(err);
       throw statementError(err, options.timeoutMs);
@@ -116,7 +145,7 @@ export class PostgresStore implements Store {
     // A client whose ROLLBACK failed is in an unknown state: the pool must not reuse it.
     let broken: Error | undefined;
     const wanted = options.timeoutMs ?? this.#timeoutMs;
-    const tx = new PostgresTransaction(client, options.timeoutMs);
+    const tx = new PostgresTransaction(client, options.timeoutMs, (text) => this.#preparedName(client, text));
     try {
       // SET LOCAL rides along with BEGIN and ends with the transaction: no extra round trip.
       await tx.begin(wanted === this.#sessionTimeout(client) ? undefined : wanted);
@@ -193,6 +222,31 @@ export class PostgresStore implements Store {
     };
   }
 
+  /**
+   * The name `text` runs under on `client`: `pg` parses a named statement on a connection the
+   * first time and binds it after that. Undefined (run unnamed) when the store prepares nothing
+   * or the connection holds its share already. A name stands for one text only, for the life
+   * of the store, as `pg` requires.
+   */
+  #preparedName(client: PoolClient, text: string): string | undefined {
+    if (!this.#names) return undefined;
+    let name = this.#names.get(text);
+    if (name === undefined) {
+      this.#lastName += 1;
+      name = `tessera_${this.#lastName.toString(36)}`;
+      this.#names.set(text, name);
+    }
+    let held = this.#prepared.get(client);
+    if (!held) {
+      held = new Set();
+      this.#prepared.set(client, held);
+    }
+    if (held.has(name)) return name;
+    if (held.size >= PREPARED_PER_CONNECTION) return undefined;
+    held.add(name);
+    return name;
+  }
+
   #sessionTimeout(client: PoolClient): number {
     return this.#sessionTimeouts.get(client) ?? this.#timeoutMs;
   }
@@ -210,11 +264,14 @@ class PostgresTransaction implements Transaction {
   readonly #client: PoolClient;
   /** The timeout the caller asked for, which turns a cancelled statement into LIMIT_EXCEEDED. */
   readonly #timeoutMs: number | undefined;
+  /** The name a recurring statement runs under on this connection, if any. */
+  readonly #nameOf: (text: string) => string | undefined;
   #finished = false;
 
-  constructor(client: PoolClient, timeoutMs: number | undefined) {
+  constructor(client: PoolClient, timeoutMs: number | undefined, nameOf: (text: string) => string | undefined) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
+    this.#nameOf = nameOf;
   }
 
   finish(): void {
@@ -239,11 +296,12 @@ class PostgresTransaction implements Transaction {
     }
   }
 
-  async query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>> {
+  async query<R = Record<string, unknown>>(statement: SqlFragment, options: Pick<StatementOptions, 'recurring'> = {}): Promise<QueryResult<R>> {
     if (this.#finished) throw new Error('The transaction has already ended');
     const { text, values } = compile(statement);
+    const name = options.recurring ? this.#nameOf(text) : undefined;
     try {
-      return toResult<R>(await this.#client.query({ text, values }));
+      return toResult<R>(await this.#client.query(name === undefined ? { text, values } : { name, text, values }));
     } catch (err) {
       throw statementError(err, this.#timeoutMs);
     }

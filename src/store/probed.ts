@@ -39,7 +39,7 @@ export function withProbes(store: Store, probes: readonly StatementProbe[]): Sto
   const textOf = (statement: SqlFragment) => () => compile(statement).text;
   const noText = () => undefined;
   const probedTransaction = (tx: Transaction): Transaction => ({
-    query: <R = Record<string, unknown>>(statement: SqlFragment) => probed(probes, 'statement', textOf(statement), () => tx.query<R>(statement)),
+    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>) => probed(probes, 'statement', textOf(statement), () => tx.query<R>(statement, options)),
     advisoryLock: (key) => tx.advisoryLock(key),
     notify: (channel, payload) => tx.notify(channel, payload),
   });

@@ -10,7 +10,7 @@ export interface QueryResult<R> {
 
 /** Something that runs SQL fragments: a store, or a transaction of one. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(statement: SqlFragment): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>): Promise<QueryResult<R>>;
 }
 
 export interface Transaction extends Queryable {
@@ -40,6 +40,12 @@ export interface StatementOptions {
    * statement and ignores it (docs/security.md).
    */
   timeoutMs?: number;
+  /**
+   * The statement's text recurs: compiled once and run again for every request of its shape,
+   * only its values changing. PostgreSQL then parses it once per connection and may keep its
+   * plan (a named prepared statement); the embedded store runs it as any other.
+   */
+  recurring?: boolean;
 }
 
 export interface Store extends Queryable {

@@ -8,7 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCountingServer } from '../server/harness.js';
-import type { TestServer } from '../server/harness.js';
+import type { Counted, TestServer } from '../server/harness.js';
 import { client, subscribe, waitForSubscriptions } from '../realtime/harness.js';
 import { STORE_KINDS, createTestApp } from './harness.js';
 import type { Json, TestApp } from './harness.js';
@@ -50,7 +50,7 @@ type Ticket @model
 `;
 
 describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
-  let server: TestServer & { statements: () => number; transactions: () => number };
+  let server: TestServer & Counted;
   let app: TestApp;
   const tokens: Record<string, string> = {};
   const ids: Record<string, string> = {};
@@ -97,6 +97,28 @@ describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
     expect(read.getPost).toEqual({ title: 'One', score: 3, author: { name: 'Ada' } });
     const after = await app.data('query($c: String) { viewer { allPosts(after: $c) { edges { node { title } } } } }', { c: payload.changedEdge.cursor });
     expect(after.viewer.allPosts.edges).toEqual([]);
+  });
+
+  it('sends reads and one-statement writes as recurring statements, one text whatever the values (PostgreSQL keeps it prepared)', async () => {
+    const from = server.recurring().length;
+    const made: string[] = [];
+    for (const [title, score] of [['R1', 1], ['R2', 2]] as const) {
+      const reply = await app.data('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id title } } }', { i: { title, score, authorId: ids.author } });
+      made.push(reply.createPost.changedPost.id);
+    }
+    for (const [i, id] of made.entries()) {
+      const reply = await app.data('mutation($i: UpdatePostInput!) { updatePost(input: $i) { changedPost { score } } }', { i: { id, score: 10 + i } });
+      expect(reply.updatePost.changedPost.score).toBe(10 + i);
+    }
+    for (const [i, id] of made.entries()) {
+      expect((await app.data('query($id: ID!) { getPost(id: $id) { title score } }', { id })).getPost).toEqual({ title: `R${i + 1}`, score: 10 + i });
+    }
+    const sent = server.recurring().slice(from);
+    expect(sent).toHaveLength(6);
+    // Values are bound, never written into the text: each shape is one text, prepared once per connection.
+    expect(sent.join('\n')).not.toMatch(/R1|R2/);
+    expect([sent[0] === sent[1], sent[2] === sent[3], sent[4] === sent[5]]).toEqual([true, true, true]);
+    expect(new Set(sent).size).toBe(3);
   });
 
   it('takes the transaction when the payload reads the created type again, and then sees the new row', async () => {

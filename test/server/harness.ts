@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { createAdminService } from '../../src/admin/index.js';
 import { createServer, generatePlatformKey } from '../../src/server/index.js';
 import type { ServerOptions } from '../../src/server/index.js';
-import type { Store } from '../../src/store/index.js';
+import { compile } from '../../src/sql/index.js';
+import type { SqlFragment } from '../../src/sql/index.js';
+import type { StatementOptions, Store } from '../../src/store/index.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import type { StoreKind } from '../helpers/stores.js';
 
@@ -24,20 +26,30 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** What a counting server tells of the statements it sent. */
+export interface Counted {
+  statements: () => number;
+  transactions: () => number;
+  /** The text of each statement sent as recurring (StatementOptions.recurring), in order. */
+  recurring: () => string[];
+}
+
 /**
  * A server whose store counts the statements and transactions the server sends, transactions
  * also on their own (the management service uses the store directly and is not counted).
  */
-export async function startCountingServer(kind: StoreKind): Promise<TestServer & { statements: () => number; transactions: () => number }> {
+export async function startCountingServer(kind: StoreKind): Promise<TestServer & Counted> {
   const test = await openTestStore(kind);
   let count = 0;
   let transactions = 0;
+  const recurring: string[] = [];
   const counting: Store = new Proxy(test.store, {
     get(target, prop, receiver) {
       if (prop === 'query' || prop === 'transaction') {
         return (...args: unknown[]) => {
           count += 1;
           if (prop === 'transaction') transactions += 1;
+          if (prop === 'query' && (args[1] as StatementOptions | undefined)?.recurring) recurring.push(compile(args[0] as SqlFragment).text);
           return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
@@ -58,6 +70,7 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
     logs: [],
     statements: () => count,
     transactions: () => transactions,
+    recurring: () => [...recurring],
     async close() {
       await app.close();
       await test.close();

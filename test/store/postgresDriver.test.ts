@@ -1,9 +1,12 @@
-// What only the PostgreSQL driver has to prove: its LISTEN connection survives being cut, and
-// a server it cannot reach fails the open rather than the first request.
+// What only the PostgreSQL driver has to prove: its LISTEN connection survives being cut, a
+// server it cannot reach fails the open rather than the first request, and recurring statements
+// are prepared once per connection, within a bound, through schema changes and failures.
 
 import { describe, expect, it } from 'vitest';
-import { sql } from '../../src/sql/index.js';
+import { ident, sql } from '../../src/sql/index.js';
 import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { PREPARED_PER_CONNECTION } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import { sleep, waitUntil } from '../helpers/wait.js';
 
@@ -60,6 +63,80 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
     } finally {
       await t.close();
     }
+  });
+
+  describe('recurring statements', () => {
+    /** The statements the store's one connection holds prepared (pg_prepared_statements is per session). */
+    const prepared = async (store: Store): Promise<string[]> =>
+      (await store.query<{ statement: string }>(sql`SELECT statement FROM pg_prepared_statements ORDER BY prepare_time`)).rows.map((r) => r.statement);
+    const withStore = async (options: { preparedStatements?: boolean; connectionUses?: number }, fn: (store: Store) => Promise<void>) => {
+      const t = await openTestStore('postgres', { catalog: false });
+      const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 1, ...options });
+      try {
+        await fn(store);
+      } finally {
+        await store.close();
+        await t.close();
+      }
+    };
+
+    it('are parsed once per connection and bound after that, in and out of transactions; others are not kept', async () => {
+      await withStore({}, async (store) => {
+        for (let i = 0; i < 3; i++) {
+          expect((await store.query<{ n: number }>(sql`SELECT ${i}::int + 1 AS n`, { recurring: true })).rows[0]!.n).toBe(i + 1);
+          expect((await store.query<{ n: number }>(sql`SELECT ${i}::int + 2 AS n`)).rows[0]!.n).toBe(i + 2);
+        }
+        await store.transaction(async (tx) => {
+          expect((await tx.query<{ n: number }>(sql`SELECT ${7}::int + 1 AS n`, { recurring: true })).rows[0]!.n).toBe(8);
+          expect((await tx.query<{ n: number }>(sql`SELECT ${7}::int * 3 AS n`, { recurring: true })).rows[0]!.n).toBe(21);
+        });
+        expect(await prepared(store)).toEqual(['SELECT $1::int + 1 AS n', 'SELECT $1::int * 3 AS n']);
+      });
+    });
+
+    it('are not kept when the store is told not to (a pooler in transaction mode)', async () => {
+      await withStore({ preparedStatements: false }, async (store) => {
+        for (let i = 0; i < 3; i++) expect((await store.query<{ n: number }>(sql`SELECT ${i}::int + 1 AS n`, { recurring: true })).rows[0]!.n).toBe(i + 1);
+        expect(await prepared(store)).toEqual([]);
+      });
+    });
+
+    it('are kept up to the bound per connection; beyond it they still run, unnamed', async () => {
+      await withStore({ connectionUses: 0 }, async (store) => {
+        const extra = 5;
+        for (let i = 0; i < PREPARED_PER_CONNECTION + extra; i++) {
+          const text = sql`SELECT ${i}::int AS ${ident(`n${i}`)}`;
+          expect((await store.query<Record<string, number>>(text, { recurring: true })).rows[0]![`n${i}`]).toBe(i);
+        }
+        const held = await prepared(store);
+        expect(held).toHaveLength(PREPARED_PER_CONNECTION);
+        expect(held).not.toContain(`SELECT $1::int AS "n${PREPARED_PER_CONNECTION}"`);
+        // One already held is still bound, not parsed again.
+        expect((await store.query<{ n0: number }>(sql`SELECT ${42}::int AS ${ident('n0')}`, { recurring: true })).rows[0]!.n0).toBe(42);
+        expect(await prepared(store)).toHaveLength(PREPARED_PER_CONNECTION);
+      });
+    });
+
+    it('follow the schema: a column added, a table dropped and made again; a failed run leaves the statement usable', async () => {
+      await withStore({}, async (store) => {
+        await store.query(sql`CREATE TABLE t (id int PRIMARY KEY, a text)`);
+        await store.query(sql`INSERT INTO t VALUES (1, 'one')`);
+        const read = (id: number) => store.query<{ v: string | null }>(sql`SELECT (SELECT row_to_json(t)::text FROM t WHERE id = ${id}::int) AS v`, { recurring: true });
+        expect((await read(1)).rows[0]!.v).toBe('{"id":1,"a":"one"}');
+        await store.query(sql`ALTER TABLE t ADD COLUMN b int DEFAULT 2`);
+        expect((await read(1)).rows[0]!.v).toBe('{"id":1,"a":"one","b":2}');
+        await store.query(sql`DROP TABLE t`);
+        await expect(read(1)).rejects.toThrow();
+        await store.query(sql`CREATE TABLE t (id int PRIMARY KEY, c boolean)`);
+        await store.query(sql`INSERT INTO t VALUES (1, true)`);
+        expect((await read(1)).rows[0]!.v).toBe('{"id":1,"c":true}');
+        // A run that fails on its values does not spoil the prepared statement.
+        const divide = (d: number) => store.query<{ q: number }>(sql`SELECT 10 / ${d}::int AS q`, { recurring: true });
+        expect((await divide(2)).rows[0]!.q).toBe(5);
+        await expect(divide(0)).rejects.toThrow();
+        expect((await divide(5)).rows[0]!.q).toBe(2);
+      });
+    });
   });
 
   it('fails to open when the database cannot be reached', async () => {

@@ -53,7 +53,7 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   // The write names the table once; any other read of it would not see the write, so such a
   // payload (or a rule it is read under) takes the general path.
   if (identCount(statement, s.app.dbSchema, type.table) !== 1) return undefined;
-  const result = await m.store.query<Record<string, string | boolean | null>>(bind(statement, s.binder.request));
+  const result = await m.store.query<Record<string, string | boolean | null>>(bind(statement, s.binder.request), { recurring: true });
   const answer = result.rows[0] ?? {};
   if (answer.written !== true && kind === 'update') throw notFound(`No ${type.name} has the id given to ${s.app.names.mutation('update', type.name)}`);
   const event = answer.event;

@@ -97,7 +97,7 @@ export async function runCustomField(app: AppContext, plan: CustomPlan, run: Cus
   const answered = judgeAnswer(app, field, body);
   if (answered.kind === 'value') return { text: JSON.stringify(shaped(app, plan, answered.value)), rows: false };
   if (answered.ids === null || !plan.read) return { text: 'null', rows: false };
-  const result = await run.store.query<{ v: string | null }>(bindPrepared(plan.read, { ...run.request, answered: answered.ids }));
+  const result = await run.store.query<{ v: string | null }>(bindPrepared(plan.read, { ...run.request, answered: answered.ids }), { recurring: true });
   return { text: result.rows[0]?.v ?? 'null', rows: true };
 }
 
@@ -108,7 +108,7 @@ async function checkCaller(plan: CustomPlan, run: CustomRun): Promise<void> {
   const userId = run.request.userId;
   if (userId !== undefined && access.authenticated) return;
   if (userId !== undefined) {
-    const result = await run.store.query<{ v: boolean }>(bindPrepared(access.check, run.request));
+    const result = await run.store.query<{ v: boolean }>(bindPrepared(access.check, run.request), { recurring: true });
     if (result.rows[0]?.v === true) return;
   }
   const who = userId === undefined ? 'an anonymous caller' : 'this user';
