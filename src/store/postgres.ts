@@ -54,7 +54,8 @@ export const CONNECTION_USES = 2_000;
 /**
  * Recurring statements a connection keeps prepared, at most. A full connection runs further
  * ones unnamed until it is replaced (CONNECTION_USES): PostgreSQL keeps each one's parse tree
- * and plans in the backend's memory, tens of KiB for a statement that reads a few types.
+ * and plans in the backend's memory, 30–100 KiB for the data API's reads (docs/performance.md),
+ * so at most about 10 MiB per connection.
  */
 export const PREPARED_PER_CONNECTION = 100;
 
