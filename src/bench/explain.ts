@@ -1,5 +1,5 @@
 // EXPLAIN (ANALYZE, BUFFERS) of a benchmark statement, cut down to what shows index use and
-// cost: the scan nodes, the top node's buffers, planning and execution time; as planned for its
+// cost: the scan nodes, the top node's buffers, planning, JIT and execution time; as planned for its
 // values, or as the generic plan a prepared statement may settle on.
 
 import type pg from 'pg';
@@ -9,7 +9,8 @@ import type { Statement } from './dataShapes.js';
 function summarise(result: pg.QueryResult<{ 'QUERY PLAN': string }>): string[] {
   const lines = result.rows.map((r) => r['QUERY PLAN']);
   const topBuffers = lines.find((line) => line.trim().startsWith('Buffers:'));
-  const kept = lines.filter((line) => /Scan|Limit|Sort|Planning Time|Execution Time/.test(line) && !/Sort (Key|Method)|Presorted Key/.test(line));
+  // JIT's timing counts in the execution time, and a plan costed high enough gets it.
+  const kept = lines.filter((line) => /Scan|Limit|Sort|Planning Time|Execution Time|^\s*JIT:|^\s*Timing:/.test(line) && !/Sort (Key|Method)|Presorted Key/.test(line));
   return [...(topBuffers ? [`whole statement: ${topBuffers.trim()}`] : []), ...kept.map((line) => line.replace(/\s+\(cost=[^)]*\)/, ''))];
 }
 
