@@ -7,7 +7,7 @@ import { createServer, generatePlatformKey } from '../../src/server/index.js';
 import type { ServerOptions } from '../../src/server/index.js';
 import { compile } from '../../src/sql/index.js';
 import type { SqlFragment } from '../../src/sql/index.js';
-import type { StatementOptions, Store } from '../../src/store/index.js';
+import type { StatementOptions, Store, Transaction } from '../../src/store/index.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import type { StoreKind } from '../helpers/stores.js';
 
@@ -30,7 +30,7 @@ export interface TestServer {
 export interface Counted {
   statements: () => number;
   transactions: () => number;
-  /** The text of each statement sent as recurring (StatementOptions.recurring), in order. */
+  /** The text of each statement sent as recurring (StatementOptions.recurring), in transactions too, in order. */
   recurring: () => string[];
 }
 
@@ -48,8 +48,21 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
       if (prop === 'query' || prop === 'transaction') {
         return (...args: unknown[]) => {
           count += 1;
-          if (prop === 'transaction') transactions += 1;
           if (prop === 'query' && (args[1] as StatementOptions | undefined)?.recurring) recurring.push(compile(args[0] as SqlFragment).text);
+          if (prop === 'transaction') {
+            transactions += 1;
+            // The transaction's own statements: recurring ones are recorded too.
+            const fn = args[0] as (tx: Transaction) => Promise<unknown>;
+            args[0] = (tx: Transaction) =>
+              fn({
+                query: (statement, options) => {
+                  if (options?.recurring) recurring.push(compile(statement).text);
+                  return tx.query(statement, options);
+                },
+                advisoryLock: (key) => tx.advisoryLock(key),
+                notify: (channel, payload) => tx.notify(channel, payload),
+              });
+          }
           return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
         };
       }

@@ -3,7 +3,8 @@
 // publishes those events once it has committed.
 
 import type { AccountPorts } from '../../accounts/index.js';
-import type { Store, Transaction } from '../../store/index.js';
+import type { QueryResult, StatementOptions, Store, Transaction } from '../../store/index.js';
+import type { SqlFragment } from '../../sql/index.js';
 import type { AppContext } from '../context.js';
 import type { CompileState } from '../state.js';
 import { ROLE } from '../../model/index.js';
@@ -51,6 +52,19 @@ export interface Writer {
 }
 
 /**
+ * The transaction with every statement marked recurring: a mutation's statements are built from
+ * its document and the shape of its input, every value bound, so each shape is one text that
+ * PostgreSQL may keep prepared.
+ */
+function recurring(tx: Transaction): Transaction {
+  return {
+    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>): Promise<QueryResult<R>> => tx.query<R>(statement, { recurring: true, ...options }),
+    advisoryLock: (key) => tx.advisoryLock(key),
+    notify: (channel, payload) => tx.notify(channel, payload),
+  };
+}
+
+/**
  * Runs one mutation's writes in a transaction and, once it has committed, publishes its row
  * events — unless `ports.events.wanted` says nobody subscribes to the app. `s` is whose rules
  * the writes are checked against. A failure to publish does not fail the mutation, whose
@@ -65,7 +79,8 @@ export async function writeTransaction<T>(store: Store, s: CompileState, ports: 
   const wanted = ports.events.wanted ? await ports.events.wanted() : true;
   let blobsRemoved = false;
   let rolesTouched = false;
-  const result = await store.transaction(async (tx) => {
+  const result = await store.transaction(async (opened) => {
+    const tx = recurring(opened);
     const writer: Writer = { app: s.app, tx, accounts: ports.accounts, s, events, outbox };
     const answer = await fn(writer);
     // Roles created, renamed or deleted, members enrolled or removed: who is an app admin may have changed.
