@@ -1,6 +1,6 @@
 // EXPLAIN (ANALYZE, BUFFERS) of a benchmark statement, cut down to what shows index use and
-// cost: the scan nodes, the top node's buffers, planning, JIT and execution time; as planned for its
-// values, or as the generic plan a prepared statement may settle on.
+// cost: the scan nodes, the top node's buffers, planning, JIT and execution time; as planned
+// for its values, or as the generic plan a prepared statement may settle on.
 
 import type pg from 'pg';
 import type { Statement } from './dataShapes.js';
@@ -25,12 +25,13 @@ function literalOf(client: pg.PoolClient, value: unknown, type: string): string 
   throw new Error(`no literal for a ${typeof value} parameter`);
 }
 
+/** Statements explained under a generic plan so far, which names each one anew. */
+let explained = 0;
+
 /**
  * The summary of the statement prepared and run under a forced generic plan: the plan a named
  * prepared statement may settle on, which must keep the indexes its custom plans use.
  */
-let explained = 0;
-
 export async function explainGenericSummary(pool: pg.Pool, statement: Statement): Promise<string[]> {
   const client = await pool.connect();
   // A name once used is never reused: `pg` remembers it for the connection even once deallocated.
