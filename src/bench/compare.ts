@@ -1,10 +1,12 @@
-// Runs one shape two ways under the same load — through the server over HTTP, and its SQL
-// straight through a `pg` pool — and keeps the figures and the CPU each part spent.
+// Runs one shape three ways under the same load — through the server over HTTP; its SQL
+// through a bare HTTP server on the same driver (the direct-SQL baseline); and that SQL straight
+// through a `pg` pool with no HTTP at all — and keeps the figures and the CPU each part spent.
 
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import type { BenchApp } from './benchApp.js';
 import type { BenchServer } from './benchServer.js';
+import type { DirectServer } from './directServer.js';
 import { postGraphql, postJson } from './client.js';
 import { cpuWindow } from './cpu.js';
 import type { CpuSpent } from './cpu.js';
@@ -18,7 +20,9 @@ import type { LoadOptions, Measured } from './measure.js';
 export interface Rig {
   app: BenchApp;
   server: BenchServer;
-  /** The direct-SQL pool, sized like the server's store pool. */
+  /** The direct-SQL server: the baseline the API is measured against. */
+  direct: DirectServer;
+  /** A pool sized like the server's store pool: set-up, checks and the driver-only figures. */
   pool: pg.Pool;
   db: BenchDatabase;
   options: RunOptions;
@@ -35,13 +39,18 @@ export interface Side extends Measured {
 
 export interface Comparison {
   label: string;
+  /** Through Tessera over HTTP. */
   api: Side;
+  /** Through the direct-SQL server over HTTP: one named prepared statement per request. */
   direct: Side;
+  /** The same statements through `pg` in the load generator: no HTTP on either end. */
+  driver: Side;
 }
 
-async function timed(rig: Rig, op: (i: number) => Promise<unknown>): Promise<Side> {
+/** `thread`: the server whose CPU time is read as the side's `server` (none for the driver). */
+async function timed(rig: Rig, thread: string | undefined, op: (i: number) => Promise<unknown>): Promise<Side> {
   await load(op, { ...rig.options, ms: rig.options.warmupMs });
-  const end = cpuWindow({ database: rig.db.name, serverThread: rig.server.thread });
+  const end = cpuWindow({ database: rig.db.name, serverThread: thread });
   const measured = await load(op, rig.options);
   return { ...measured, cpu: end() };
 }
@@ -50,10 +59,10 @@ async function timed(rig: Rig, op: (i: number) => Promise<unknown>): Promise<Sid
 const directNames = new Map<string, string>();
 
 /**
- * Runs a direct statement as a hand-written server would: a named prepared statement, parsed
- * once per connection, planned as PostgreSQL sees fit (as the API's recurring statements are).
+ * Runs a direct statement as the direct server does: a named prepared statement, parsed once
+ * per connection, planned as PostgreSQL sees fit (as the API's recurring statements are).
  */
-async function runDirect(pool: pg.Pool, statement: Statement): Promise<void> {
+async function runDriver(pool: pg.Pool, statement: Statement): Promise<void> {
   let name = directNames.get(statement.text);
   if (name === undefined) {
     name = `direct_${directNames.size + 1}`;
@@ -63,15 +72,16 @@ async function runDirect(pool: pg.Pool, statement: Statement): Promise<void> {
   if (result.rowCount !== 1) throw new Error(`direct statement returned ${result.rowCount} rows`);
 }
 
-/** The API and the planned statement must answer alike, or the baseline measures something else. */
+/** The API, the planned statement and the direct server must answer alike, or the baselines measure something else. */
 async function checkSameAnswer(rig: Rig, shape: ReadShape, statements: readonly Statement[]): Promise<void> {
   for (const [i, variables] of shape.variables.slice(0, 3).entries()) {
+    const statement = statements[i] as Statement;
     const reply = (await postJson(rig.app.endpoint, rig.app.token, shape.query, variables)) as { data?: Record<string, unknown>; errors?: unknown };
-    const direct = await rig.pool.query<{ v: string }>(statements[i] as Statement);
     const viaApi = Object.values(reply.data ?? {})[0];
-    const viaSql: unknown = JSON.parse(direct.rows[0]?.v ?? 'null');
-    if (reply.errors || viaApi === undefined || viaApi === null || !isDeepStrictEqual(viaApi, viaSql)) {
-      throw new Error(`${shape.label}: the API and its planned SQL disagree for ${JSON.stringify(variables)}`);
+    const viaSql: unknown = JSON.parse((await rig.pool.query<{ v: string }>(statement)).rows[0]?.v ?? 'null');
+    const viaServer = (JSON.parse(await rig.direct.run(statement)) as { data: unknown }).data;
+    if (reply.errors || viaApi === undefined || viaApi === null || !isDeepStrictEqual(viaApi, viaSql) || !isDeepStrictEqual(viaServer, viaSql)) {
+      throw new Error(`${shape.label}: the API, its planned SQL and the direct server disagree for ${JSON.stringify(variables)}`);
     }
   }
 }
@@ -79,14 +89,17 @@ async function checkSameAnswer(rig: Rig, shape: ReadShape, statements: readonly 
 export async function compareRead(rig: Rig, shape: ReadShape, statements: readonly Statement[]): Promise<Comparison> {
   await checkSameAnswer(rig, shape, statements);
   const bodies = requestBodies(shape);
-  const api = await timed(rig, (i) => postGraphql(rig.app.endpoint, rig.app.token, bodies[i % bodies.length] as string));
-  const direct = await timed(rig, (i) => runDirect(rig.pool, statements[i % statements.length] as Statement));
-  return { label: shape.label, api, direct };
+  const statement = (i: number) => statements[i % statements.length] as Statement;
+  const api = await timed(rig, rig.server.thread, (i) => postGraphql(rig.app.endpoint, rig.app.token, bodies[i % bodies.length] as string));
+  const direct = await timed(rig, rig.direct.thread, (i) => rig.direct.run(statement(i)));
+  const driver = await timed(rig, undefined, (i) => runDriver(rig.pool, statement(i)));
+  return { label: shape.label, api, direct, driver };
 }
 
 export async function compareWrite(rig: Rig, shape: WriteShape): Promise<Comparison> {
-  const api = await timed(rig, (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.body(i)));
+  const api = await timed(rig, rig.server.thread, (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.body(i)));
   // Other operation numbers, so no title is written twice.
-  const direct = await timed(rig, (i) => runDirect(rig.pool, shape.direct(1_000_000 + i)));
-  return { label: shape.label, api, direct };
+  const direct = await timed(rig, rig.direct.thread, (i) => rig.direct.run(shape.direct(1_000_000 + i, 'server')));
+  const driver = await timed(rig, undefined, (i) => runDriver(rig.pool, shape.direct(2_000_000 + i, 'driver')));
+  return { label: shape.label, api, direct, driver };
 }

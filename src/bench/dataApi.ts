@@ -1,6 +1,6 @@
-// The data API benchmark on PostgreSQL: a real server over HTTP next to the same SQL run
-// directly through `pg`, shape by shape, with the CPU each part spent. The figures and how to
-// read them are in docs/performance.md ("Data API").
+// The data API benchmark on PostgreSQL: a real server over HTTP next to the same SQL served by
+// a bare HTTP server on the same driver, and run through `pg` alone, shape by shape, with the
+// CPU each part spent. The figures and how to read them are in docs/performance.md ("Data API").
 
 import type pg from 'pg';
 import { appContext, createBenchApp } from './benchApp.js';
@@ -10,6 +10,8 @@ import { closeConnections } from './client.js';
 import { compareRead, compareWrite } from './compare.js';
 import type { Comparison, Rig, RunOptions } from './compare.js';
 import { createBenchDatabase, directPool } from './database.js';
+import { startDirectServer } from './directServer.js';
+import type { DirectServer } from './directServer.js';
 import { createPostShape, deletePostShape, planShape, readShapes, updatePostShape } from './dataShapes.js';
 import type { Statement } from './dataShapes.js';
 import { explainGenericSummary, explainSummary } from './explain.js';
@@ -53,7 +55,7 @@ async function run(rig: Rig): Promise<void> {
     // Last: their rows would otherwise move the deep page.
     createPost: await compareWrite(rig, createPostShape(rig.app.id, fixtures.userUuids)),
     updatePost: await compareWrite(rig, updatePostShape(rig.app.id, fixtures.postUuids)),
-    deletePost: await compareWrite(rig, deletePostShape(rig.app.id, ...(await rowsToDelete(rig.pool, rig.app.id, numberFromEnv('TESSERA_BENCH_DELETES', 240_000))))),
+    deletePost: await compareWrite(rig, deletePostShape(rig.app.id, await rowsToDelete(rig.pool, rig.app.id, numberFromEnv('TESSERA_BENCH_DELETES', 360_000)))),
   };
   const rows = Object.values(results);
   printThroughput(rows);
@@ -78,6 +80,7 @@ export async function dataApiSection(): Promise<void> {
   const db = await createBenchDatabase();
   let server: BenchServer | undefined;
   let pool: pg.Pool | undefined;
+  let direct: DirectServer | undefined;
   try {
     server = await startBenchServer(db.url, logLevel());
     const app = await createBenchApp(server);
@@ -89,9 +92,11 @@ export async function dataApiSection(): Promise<void> {
         `${options.ms / 1000} s per run after 1 s of warm-up; latencies in ms\n`,
     );
     pool = directPool(db.url);
-    await run({ app, server, pool, db, options });
+    direct = await startDirectServer(db.url);
+    await run({ app, server, direct, pool, db, options });
   } finally {
     closeConnections();
+    await direct?.close();
     await pool?.end();
     await server?.close();
     await db.drop();

@@ -19,11 +19,14 @@ export interface ReadShape {
   variables: readonly Record<string, unknown>[];
 }
 
+/** Which baseline a direct statement is for: the direct server, or the driver alone. */
+export type DirectSide = 'server' | 'driver';
+
 /** A mutation shape: the request body and the direct statement of operation `i`. */
 export interface WriteShape {
   label: string;
   body(i: number): string;
-  direct(i: number): Statement;
+  direct(i: number, side: DirectSide): Statement;
 }
 
 /** What the shapes are filled with, read from the seeded database. */
@@ -137,12 +140,18 @@ export function updatePostShape(appId: string, postUuids: readonly string[]): Wr
   };
 }
 
+/** The rows the delete shape takes: the API's, the direct server's and the driver's. */
+export interface RowsToDelete {
+  api: readonly string[];
+  server: readonly string[];
+  driver: readonly string[];
+}
+
 /**
- * Each operation deletes a row of its own, the API's from `apiUuids` and the direct
- * statement's from `directUuids`, in turn (warm-up included); running out is an error, not a
- * run of deletes of nothing.
+ * Each operation deletes a row of its own, each side from its own part of `rows`, in turn
+ * (warm-up included); running out is an error, not a run of deletes of nothing.
  */
-export function deletePostShape(appId: string, apiUuids: readonly string[], directUuids: readonly string[]): WriteShape {
+export function deletePostShape(appId: string, rows: RowsToDelete): WriteShape {
   const { text } = compile(sql`DELETE FROM ${ident(appSchemaName(appId), 'Post')} WHERE id = ${''}::uuid RETURNING ${RETURNED}`);
   const taker = (uuids: readonly string[]) => {
     let next = 0;
@@ -152,11 +161,11 @@ export function deletePostShape(appId: string, apiUuids: readonly string[], dire
       return uuid;
     };
   };
-  const api = taker(apiUuids);
-  const direct = taker(directUuids);
+  const api = taker(rows.api);
+  const direct = { server: taker(rows.server), driver: taker(rows.driver) };
   return {
     label: '(g) deletePost mutation',
     body: () => JSON.stringify({ query: DELETE_POST, variables: { input: { id: encodeId('Post', api()) } } }),
-    direct: () => ({ text, values: [direct()] }),
+    direct: (_i, side) => ({ text, values: [direct[side]()] }),
   };
 }

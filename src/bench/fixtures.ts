@@ -8,7 +8,7 @@ import { appSchemaName } from '../store/index.js';
 import type { BenchApp } from './benchApp.js';
 import { postJson } from './client.js';
 import { LAST_PAGE_CURSORS } from './dataShapes.js';
-import type { Fixtures } from './dataShapes.js';
+import type { Fixtures, RowsToDelete } from './dataShapes.js';
 
 async function randomIds(pool: pg.Pool, appId: string, type: string, n: number): Promise<string[]> {
   const statement = compile(sql`SELECT id FROM ${ident(appSchemaName(appId), type)} ORDER BY random() LIMIT ${n}::int`);
@@ -38,14 +38,14 @@ export async function loadFixtures(pool: pg.Pool, app: BenchApp): Promise<Fixtur
 }
 
 /**
- * Inserts `n` posts for the delete shape to take, half for the API and half for the direct
- * statement, and returns their uuids in those two halves.
+ * Inserts `n` posts for the delete shape to take, a third each for the API, the direct server
+ * and the driver, and returns their uuids in those three parts.
  */
-export async function rowsToDelete(pool: pg.Pool, appId: string, n: number): Promise<[string[], string[]]> {
+export async function rowsToDelete(pool: pg.Pool, appId: string, n: number): Promise<RowsToDelete> {
   const table = ident(appSchemaName(appId), 'Post');
   const statement = compile(sql`INSERT INTO ${table} (title, score, published) SELECT 'To delete ' || g, g % 1000, true FROM generate_series(1, ${n}::int) g RETURNING id`);
   const ids = (await pool.query<{ id: string }>(statement)).rows.map((r) => r.id);
   await pool.query(compile(sql`ANALYZE ${table}`).text);
-  const half = Math.floor(ids.length / 2);
-  return [ids.slice(0, half), ids.slice(half)];
+  const third = Math.floor(ids.length / 3);
+  return { api: ids.slice(0, third), server: ids.slice(third, 2 * third), driver: ids.slice(2 * third) };
 }
