@@ -2,11 +2,15 @@
 // every in-memory cache of the server that is bounded by a count is built on (validated
 // documents, compiled statements, GraphQL schemas, token and user answers, OpenID providers).
 // A Map iterates in insertion order, so re-inserting an entry on each use keeps the least
-// recently used first.
+// recently used first; an entry used again while it is the newest stays where it is (most uses
+// of a hot cache are of the entry used last, and re-inserting costs a delete and a set).
 
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #evicted: ((key: K, value: V) => void) | undefined;
+  /** The key set or got last (the Map's last entry), when it is still held. */
+  #newest: K | undefined;
+  #hasNewest = false;
 
   /** `evicted` hears of each entry that leaves: let go beyond `limit`, replaced or deleted (not by `clear`). */
   constructor(
@@ -25,9 +29,17 @@ export class LruMap<K, V> {
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
     if (value === undefined) return undefined;
+    if (this.#hasNewest && this.#newest === key) return value;
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
+    this.#hasNewest = true;
     return value;
+  }
+
+  /** The entry's value, leaving the order of use as it is. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key);
   }
 
   has(key: K): boolean {
@@ -38,6 +50,8 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
+    this.#hasNewest = true;
     while (this.#entries.size > this.limit) this.delete(this.#entries.keys().next().value as K);
   }
 
@@ -46,12 +60,19 @@ export class LruMap<K, V> {
     if (!this.#entries.has(key)) return false;
     const value = this.#entries.get(key) as V;
     this.#entries.delete(key);
+    if (this.#hasNewest && this.#newest === key) this.#forgetNewest();
     this.#evicted?.(key, value);
     return true;
   }
 
   clear(): void {
     this.#entries.clear();
+    this.#forgetNewest();
+  }
+
+  #forgetNewest(): void {
+    this.#newest = undefined;
+    this.#hasNewest = false;
   }
 
   values(): IterableIterator<V> {

@@ -36,6 +36,41 @@ describe('LruMap', () => {
     expect(gone).toHaveLength(2);
   });
 
+  it('keeps the order of use when the newest entry is used again, set again or deleted', () => {
+    const gone: string[] = [];
+    const map = new LruMap<string, number>(3, (key) => gone.push(key));
+    map.set('a', 1);
+    map.set('b', 2);
+    map.set('c', 3);
+    // c is the newest: using it again moves nothing; a then b are still the oldest.
+    map.get('c');
+    map.get('c');
+    map.set('d', 4);
+    expect(gone).toEqual(['a']);
+    // b used: newest; then d (older than b now) used twice and c never again.
+    map.get('b');
+    map.get('d');
+    map.get('d');
+    map.set('e', 5);
+    expect(gone).toEqual(['a', 'c']);
+    expect([...map.values()]).toEqual([2, 4, 5]);
+    // The newest deleted: the entry before it becomes the newest only once used.
+    map.delete('e');
+    map.get('b');
+    map.set('f', 6);
+    map.set('g', 7);
+    expect(gone).toEqual(['a', 'c', 'e', 'd']);
+    expect([...map.values()]).toEqual([2, 6, 7]);
+    // Cleared, then filled again: nothing of before counts as the newest.
+    map.clear();
+    map.set('x', 1);
+    map.set('y', 2);
+    map.get('x');
+    map.set('z', 3);
+    map.set('w', 4);
+    expect([...map.values()]).toEqual([1, 3, 4]);
+  });
+
   it('refuses a limit below one', () => {
     expect(() => new LruMap(0)).toThrow(RangeError);
     expect(() => new LruMap(1.5)).toThrow(RangeError);
