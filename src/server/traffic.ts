@@ -5,6 +5,7 @@
 // document, no variables — only what the operation was, who asked, and how it ended.
 
 import type { TrafficMinuteView, TrafficSource } from '../admin/index.js';
+import { LruMap } from '../lru/index.js';
 import type { Store, TrafficRow } from '../store/index.js';
 import { TRAFFIC_BUCKETS_MS, addTraffic, pruneTraffic, trafficSince } from '../store/index.js';
 
@@ -87,10 +88,12 @@ function addInto(into: TrafficRow, from: TrafficRow): void {
 export class TrafficRecorder {
   readonly #store: Store;
   readonly #options: Required<Omit<TrafficOptions, 'onError'>> & Pick<TrafficOptions, 'onError'>;
-  /** Recent operations per app, oldest first; the map's order is the apps' last activity. */
-  readonly #recent = new Map<string, LoggedOperation[]>();
+  /** Recent operations per app, oldest first; the least recently active app goes first. */
+  readonly #recent: LruMap<string, LoggedOperation[]>;
   /** Counts not yet added to the catalog, by app and minute. */
   #pending = new Map<string, TrafficRow>();
+  /** The row of #pending counted into last (cleared with it). */
+  #lastRow: TrafficRow | undefined;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #lastPrune = 0;
@@ -98,30 +101,34 @@ export class TrafficRecorder {
   constructor(store: Store, options: TrafficOptions) {
     this.#store = store;
     this.#options = { flushMs: 10_000, keepPerApp: 100, maxApps: 1_000, retentionMs: 7 * 24 * HOUR_MS, ...options };
+    this.#recent = new LruMap(this.#options.maxApps);
   }
 
   record(op: AnsweredOperation): void {
-    const at = new Date();
+    const now = Date.now();
     const durationMs = Math.round(op.seconds * 100_000) / 100;
-    const { appId, seconds: _seconds, ...rest } = op;
-    let lines = this.#recent.get(appId);
-    if (lines) this.#recent.delete(appId);
-    else lines = [];
-    this.#recent.set(appId, lines);
-    lines.push({ ...rest, at, durationMs });
+    // Spelled out rather than spread: this runs for every operation the server answers.
+    const line: LoggedOperation = {
+      transport: op.transport,
+      type: op.type,
+      name: op.name,
+      outcome: op.outcome,
+      requestId: op.requestId,
+      status: op.status,
+      caller: op.caller,
+      userId: op.userId,
+      at: new Date(now),
+      durationMs,
+    };
+    let lines = this.#recent.get(op.appId);
+    if (!lines) {
+      lines = [];
+      this.#recent.set(op.appId, lines);
+    }
+    lines.push(line);
     if (lines.length > this.#options.keepPerApp) lines.shift();
-    if (this.#recent.size > this.#options.maxApps) {
-      const oldest = this.#recent.keys().next().value;
-      if (oldest !== undefined) this.#recent.delete(oldest);
-    }
 
-    const minute = new Date(Math.floor(at.getTime() / MINUTE_MS) * MINUTE_MS);
-    const key = `${appId}|${minute.getTime()}`;
-    let row = this.#pending.get(key);
-    if (!row) {
-      row = emptyRow(appId, minute);
-      this.#pending.set(key, row);
-    }
+    const row = this.#pendingRow(op.appId, Math.floor(now / MINUTE_MS) * MINUTE_MS);
     row.operations += 1;
     if (op.outcome !== 'ok') row.errors += 1;
     if (FAILURES.has(op.outcome)) row.failures += 1;
@@ -129,9 +136,23 @@ export class TrafficRecorder {
     row.latency[bucket] = (row.latency[bucket] ?? 0) + 1;
   }
 
+  /** The counts of an app's minute not yet added to the catalog; the last one asked for is at hand. */
+  #pendingRow(appId: string, minute: number): TrafficRow {
+    const last = this.#lastRow;
+    if (last && last.appId === appId && last.minute.getTime() === minute) return last;
+    const key = `${appId}|${minute}`;
+    let row = this.#pending.get(key);
+    if (!row) {
+      row = emptyRow(appId, new Date(minute));
+      this.#pending.set(key, row);
+    }
+    this.#lastRow = row;
+    return row;
+  }
+
   /** The app's latest operations on this instance, newest first. */
   recent(appId: string, last: number): LoggedOperation[] {
-    const lines = this.#recent.get(appId) ?? [];
+    const lines = this.#recent.peek(appId) ?? [];
     return lines.slice(-last).reverse();
   }
 
@@ -168,6 +189,7 @@ export class TrafficRecorder {
   async #flush(): Promise<void> {
     const rows = [...this.#pending.values()];
     this.#pending = new Map();
+    this.#lastRow = undefined;
     try {
       await addTraffic(this.#store, rows);
       if (Date.now() - this.#lastPrune > HOUR_MS) {
