@@ -132,6 +132,32 @@ describe.each(STORE_KINDS)('CORS for browser apps (%s)', (kind) => {
     expect((await preflight(pageA.origin, `${server.base}/metrics`)).status).toBe(404);
   });
 
+  it('varies every answer on Origin, and gives CORS headers only to a request that sends one', async () => {
+    const open = await createTestApp(server, 'type Note @model { text: String }');
+    await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: open.id, settings: { corsOrigins: ['*'] } } });
+    const post = (app: TestApp, origin?: string) =>
+      fetch(app.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${app.token}`, ...(origin ? { origin } : {}) }, body: JSON.stringify(QUERY) });
+    for (const app of [shared, open]) {
+      // A server, a mobile app or a same-origin page: the same answer, and a cache told it depends on Origin.
+      const plain = await post(app);
+      expect(plain.status).toBe(200);
+      expect(await plain.json()).toEqual({ data: { viewer: { allNotes: { aggregations: { count: 0 } } } } });
+      expect(plain.headers.get('vary')?.toLowerCase()).toContain('origin');
+      expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+      expect(plain.headers.get('access-control-expose-headers')).toBeNull();
+    }
+    const fromA = await post(shared, pageA.origin);
+    expect(fromA.headers.get('access-control-allow-origin')).toBe(pageA.origin);
+    expect(fromA.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-request-id');
+    expect(fromA.headers.get('vary')?.toLowerCase()).toContain('origin');
+    expect((await post(shared, pageB.origin)).headers.get('access-control-allow-origin')).toBeNull();
+    expect((await post(open, 'https://anywhere.example')).headers.get('access-control-allow-origin')).toBe('*');
+    // A preflight without Origin is not a browser's: nothing allowed.
+    const bare = await fetch(open.endpoint, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+    expect(bare.status).toBeGreaterThanOrEqual(400);
+    expect(bare.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('refuses an allowed-origins setting that is not a list of origins', async () => {
     for (const corsOrigins of [['https://app.example.com/'], ['app.example.com'], ['ftp://x.example'], ['https://x.example/path'], Array.from({ length: 101 }, (_, i) => `https://a${i}.example`)]) {
       const reply = await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: own.id, settings: { corsOrigins } } });

@@ -62,10 +62,18 @@ export async function allowedOrigin(options: CorsOptions, request: FastifyReques
   return allowed.origins.includes('*') || allowed.origins.includes(origin);
 }
 
+/**
+ * A request without Origin is not a browser's cross-origin call: no CORS header concerns it but
+ * `Vary: Origin` (which the plugin adds to every answer, as the answer to the same request with
+ * an Origin differs). Most traffic (servers, mobile apps, same-origin pages) is such requests.
+ */
+const WITHOUT_ORIGIN = Object.freeze({ origin: false });
+
 export function installCors(app: FastifyInstance, options: CorsOptions): void {
   void app.register(fastifyCors, {
     hideOptionsRoute: true,
     delegator: async (request: FastifyRequest) => {
+      if (request.headers.origin === undefined) return WITHOUT_ORIGIN;
       const allowed = (await allowedFor(options, request.url))?.origins ?? [];
       if (allowed.length === 0) return { origin: false };
       return {
