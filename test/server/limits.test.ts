@@ -108,6 +108,30 @@ describe('the cost model', () => {
     expect(cost(query, { n: 5, m: null })).toBe(5 * (1 + 100));
   });
 
+  it('costs the same operation again for each request whose variables or settings could change it', () => {
+    // One parsed document, as the document cache hands it to request after request.
+    const costOf = (query: string) => {
+      const document = parse(query);
+      const operation = document.definitions[0];
+      if (operation?.kind !== 'OperationDefinition') throw new Error('no operation');
+      return (variables: Record<string, unknown>, defaultPageSize = 100, on = schema) => operationCost({ schema: on, document, operation, variables, defaultPageSize });
+    };
+    const byVariable = costOf('query($n: Int) { viewer { allPosts(first: $n) { edges { node { title } } } } }');
+    expect(byVariable({ n: 5 })).toBe(5);
+    expect(byVariable({ n: 50_000 })).toBe(50_000);
+    expect(byVariable({})).toBe(100);
+    const inList = costOf('query($n: Int) { viewer { allPosts(first: 3, last: $n) { edges { node { title } } } } }');
+    expect(inList({ n: 1 })).toBe(3);
+    expect(inList({ n: 9 })).toBe(9);
+    const fixed = costOf('{ viewer { allPosts { edges { node { title } } } } }');
+    expect(fixed({})).toBe(100);
+    expect(fixed({}, 7)).toBe(7);
+    expect(fixed({})).toBe(100);
+    const other = appSchema('costmodel003', 1, parseSchema(SCHEMA));
+    expect(fixed({}, 100, other)).toBe(100);
+    expect(fixed({}, 9, other)).toBe(9);
+  });
+
   it('counts a page of 0 like a page of 1 (pageInfo and aggregations are still answered)', () => {
     expect(cost('{ viewer { allPosts(first: 0) { edges { node { title } } } } }')).toBe(1);
   });

@@ -44,9 +44,26 @@ function isModelObject(type: GraphQLNamedType): boolean {
   return isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node');
 }
 
+/**
+ * Costs of operations no variable can change, by operation: validated documents are cached, so
+ * the same operation comes back request after request. The schema and default page size it was
+ * costed under come with it.
+ */
+const fixedCosts = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; defaultPageSize: number; cost: number }>();
+
 /** The operation's estimated cost (may be Infinity for absurd page sizes). */
 export function operationCost(request: CostRequest): number {
+  const known = fixedCosts.get(request.operation);
+  if (known && known.schema === request.schema && known.defaultPageSize === request.defaultPageSize) return known.cost;
+  const { cost, readsVariables } = measure(request);
+  if (!readsVariables) fixedCosts.set(request.operation, { schema: request.schema, defaultPageSize: request.defaultPageSize, cost });
+  return cost;
+}
+
+/** The cost, and whether a page size came from (or may hold) a variable. */
+function measure(request: CostRequest): { cost: number; readsVariables: boolean } {
   const { schema, document, operation, variables = {} } = request;
+  let readsVariables = false;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const defaults = new Map<string, ValueNode>();
@@ -59,6 +76,7 @@ export function operationCost(request: CostRequest): number {
   function argument(args: readonly ArgumentNode[] | undefined, name: string): unknown {
     const node = args?.find((a) => a.name.value === name)?.value;
     if (node === undefined) return undefined;
+    if (node.kind === Kind.VARIABLE || node.kind === Kind.LIST || node.kind === Kind.OBJECT) readsVariables = true;
     if (node.kind === Kind.VARIABLE) {
       const given = variables[node.name.value];
       if (given !== undefined) return given;
@@ -131,5 +149,6 @@ export function operationCost(request: CostRequest): number {
     return cost;
   }
 
-  return selectionsCost(schema.getRootType(operation.operation), operation.selectionSet, undefined);
+  const cost = selectionsCost(schema.getRootType(operation.operation), operation.selectionSet, undefined);
+  return { cost, readsVariables };
 }
