@@ -31,6 +31,8 @@ export interface Rig {
 export interface RunOptions extends LoadOptions {
   /** Untimed traffic before each run: JIT, connections and caches settle. */
   warmupMs: number;
+  /** Untimed traffic of every read shape before the first run, through both servers. */
+  serverWarmupMs: number;
 }
 
 export interface Side extends Measured {
@@ -84,6 +86,20 @@ async function checkSameAnswer(rig: Rig, shape: ReadShape, statements: readonly 
       throw new Error(`${shape.label}: the API, its planned SQL and the direct server disagree for ${JSON.stringify(variables)}`);
     }
   }
+}
+
+/**
+ * Brings both servers to the state a server that has run for a while is in: its code compiled
+ * by V8's optimising tiers, its caches and prepared statements filled. A freshly started server
+ * answers at half speed or less for its first seconds, which would count against whichever
+ * shape is measured first.
+ */
+export async function warmUp(rig: Rig, shapes: readonly { shape: ReadShape; statements: readonly Statement[] }[]): Promise<void> {
+  const api = shapes.flatMap(({ shape }) => requestBodies(shape));
+  const direct = shapes.flatMap(({ statements }) => statements);
+  const ms = rig.options.serverWarmupMs;
+  await load((i) => postGraphql(rig.app.endpoint, rig.app.token, api[i % api.length] as string), { ...rig.options, ms });
+  await load((i) => rig.direct.run(direct[i % direct.length] as Statement), { ...rig.options, ms });
 }
 
 export async function compareRead(rig: Rig, shape: ReadShape, statements: readonly Statement[]): Promise<Comparison> {

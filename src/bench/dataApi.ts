@@ -7,7 +7,7 @@ import { appContext, createBenchApp } from './benchApp.js';
 import { startBenchServer } from './benchServer.js';
 import type { BenchServer } from './benchServer.js';
 import { closeConnections } from './client.js';
-import { compareRead, compareWrite } from './compare.js';
+import { compareRead, compareWrite, warmUp } from './compare.js';
 import type { Comparison, Rig, RunOptions } from './compare.js';
 import { createBenchDatabase, directPool } from './database.js';
 import { startDirectServer } from './directServer.js';
@@ -47,6 +47,12 @@ async function run(rig: Rig): Promise<void> {
     filtered: planShape(context, shapes.filtered),
     deepPage: planShape(context, shapes.deepPage),
   };
+  await warmUp(rig, [
+    { shape: shapes.getPost, statements: planned.getPost },
+    { shape: shapes.firstPage, statements: planned.firstPage },
+    { shape: shapes.filtered, statements: planned.filtered },
+    { shape: shapes.deepPage, statements: planned.deepPage },
+  ]);
   const results = {
     getPost: await compareRead(rig, shapes.getPost, planned.getPost),
     firstPage: await compareRead(rig, shapes.firstPage, planned.firstPage),
@@ -75,6 +81,7 @@ export async function dataApiSection(): Promise<void> {
     concurrency: numberFromEnv('TESSERA_BENCH_CONCURRENCY', 16),
     ms: numberFromEnv('TESSERA_BENCH_SECONDS', 5) * 1000,
     warmupMs: 1000,
+    serverWarmupMs: numberFromEnv('TESSERA_BENCH_WARMUP_SECONDS', 10) * 1000,
   };
   const sizes = seedSizes();
   const db = await createBenchDatabase();
@@ -89,7 +96,7 @@ export async function dataApiSection(): Promise<void> {
     console.log(
       `Data API on PostgreSQL: ${fmt(sizes.posts)} posts, ${fmt(sizes.comments)} comments, ${fmt(sizes.users)} users ` +
         `(seeded in ${fmt((performance.now() - seeding) / 1000, 1)} s); ${options.concurrency} in flight, ` +
-        `${options.ms / 1000} s per run after 1 s of warm-up; latencies in ms\n`,
+        `${options.ms / 1000} s per run after 1 s of warm-up (both servers first warmed for ${options.serverWarmupMs / 1000} s each); latencies in ms\n`,
     );
     pool = directPool(db.url);
     direct = await startDirectServer(db.url);
