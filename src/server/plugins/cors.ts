@@ -6,6 +6,7 @@
 // The same lists decide which WebSocket upgrades are accepted (allowedOrigin).
 
 import fastifyCors from '@fastify/cors';
+import type { FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppRegistry } from '../appRegistry.js';
 
@@ -67,23 +68,29 @@ export async function allowedOrigin(options: CorsOptions, request: FastifyReques
  * `Vary: Origin` (which the plugin adds to every answer, as the answer to the same request with
  * an Origin differs). Most traffic (servers, mobile apps, same-origin pages) is such requests.
  */
-const WITHOUT_ORIGIN = Object.freeze({ origin: false });
+const WITHOUT_ORIGIN: FastifyCorsOptions = Object.freeze({ origin: false });
+
+/** The plugin's options for a request with an Origin, from the origins allowed on its path. */
+async function optionsFor(options: CorsOptions, request: FastifyRequest): Promise<FastifyCorsOptions> {
+  const allowed = (await allowedFor(options, request.url))?.origins ?? [];
+  if (allowed.length === 0) return { origin: false };
+  return {
+    origin: allowed.includes('*') ? '*' : [...allowed],
+    methods: ['GET', 'POST', 'OPTIONS'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    credentials: false,
+  };
+}
 
 export function installCors(app: FastifyInstance, options: CorsOptions): void {
   void app.register(fastifyCors, {
     hideOptionsRoute: true,
-    delegator: async (request: FastifyRequest) => {
-      if (request.headers.origin === undefined) return WITHOUT_ORIGIN;
-      const allowed = (await allowedFor(options, request.url))?.origins ?? [];
-      if (allowed.length === 0) return { origin: false };
-      return {
-        origin: allowed.includes('*') ? '*' : [...allowed],
-        methods: ['GET', 'POST', 'OPTIONS'],
-        allowedHeaders: ALLOWED_HEADERS,
-        exposedHeaders: EXPOSED_HEADERS,
-        maxAge: PREFLIGHT_MAX_AGE_SECONDS,
-        credentials: false,
-      };
+    // The callback form: a request without Origin is answered at once, with no promise.
+    delegator: (request, callback) => {
+      if (request.headers.origin === undefined) return callback(null, WITHOUT_ORIGIN);
+      optionsFor(options, request).then((found) => callback(null, found), (err: Error) => callback(err));
     },
   });
 }

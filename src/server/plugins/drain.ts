@@ -11,14 +11,15 @@ export function installDrain(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
   // Node closes idle connections once when the listener stops; one that becomes idle later
   // would otherwise wait out its keep-alive timeout. Its response has finished here, and Node
   // counts the connection idle once the event that emitted this has run.
-  app.addHook('onResponse', async () => {
+  app.addHook('onResponse', (_request, _reply, done) => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
   });
 }

@@ -43,7 +43,7 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
     registers: [registry],
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       // Bounded label values: unknown methods and unmatched paths collapse into one value each.
       method: METHODS.has(request.method) ? request.method : 'OTHER',
@@ -52,6 +52,7 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
     };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   const operations = new Counter({

@@ -6,8 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 
 export function installRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const path = request.url.split('?', 1)[0];
     request.log.info({ method: request.method, path, statusCode: reply.statusCode, address: request.ip, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
+    done();
   });
 }
