@@ -4,7 +4,7 @@
 
 import type { FastifyBaseLogger } from 'fastify';
 import { accountPorts, userApiId } from '../accounts/index.js';
-import type { LoginThrottle, Mailer, UserTokenCache } from '../accounts/index.js';
+import type { AccountPorts, LoginThrottle, Mailer, UserTokenCache } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import type { BeforeHooks, MutationPorts } from '../compile/index.js';
@@ -38,15 +38,20 @@ export interface OperationRuntime extends AccountRuntime {
 /** The ports of operations of `app`, for a caller at `address`. */
 export function mutationPorts(app: LiveApp, services: OperationRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
   const functions = services.functions;
+  let accounts: AccountPorts | undefined;
   return {
-    accounts: accountPorts(accountApp(app), services.throttle, address, {
-      mailer: services.mailer,
-      mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
-      oidc: services.oidc,
-      // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
-      log: (detail, message) => log?.info(detail, message),
-      tokens: services.tokens,
-    }),
+    // Made when first asked for: most operations (every query) never touch an account.
+    get accounts(): AccountPorts {
+      accounts ??= accountPorts(accountApp(app), services.throttle, address, {
+        mailer: services.mailer,
+        mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
+        oidc: services.oidc,
+        // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
+        log: (detail, message) => log?.info(detail, message),
+        tokens: services.tokens,
+      });
+      return accounts;
+    },
     ...(services.blobsRemoved ? { blobsRemoved: services.blobsRemoved } : {}),
     events: {
       ...(directory ? { wanted: () => directory.has(app.id) } : {}),
