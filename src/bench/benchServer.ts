@@ -36,33 +36,37 @@ export type BenchStore = string | { dataDir: string };
 const SCRIPT = new URL('./serverWorker.js', import.meta.url);
 
 /** Either kind of server: both send messages and say when they end. */
-type Host = Worker | ChildProcess;
+export type Host = Worker | ChildProcess;
 
-/** The server's next message, which must be of `kind`; a server that dies rejects instead. */
-function next<K extends ServerWorkerMessage['kind']>(host: Host, kind: K): Promise<Extract<ServerWorkerMessage, { kind: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: ServerWorkerMessage) => {
-      done();
-      if (message.kind === kind) resolve(message as Extract<ServerWorkerMessage, { kind: K }>);
-      else reject(new Error(`bench server said ${message.kind}, expected ${kind}`));
-    };
-    const onError = (err: Error) => {
-      done();
-      reject(err);
-    };
-    const onExit = (code: number | null) => {
-      done();
-      reject(new Error(`bench server exited (${code}) before it said ${kind}`));
-    };
-    const done = () => {
-      host.off('message', onMessage);
-      host.off('error', onError);
-      host.off('exit', onExit);
-    };
-    host.on('message', onMessage);
-    host.on('error', onError);
-    host.on('exit', onExit);
-  });
+/**
+ * A worker's or child's next message, which must be of `kind`; one that dies first rejects
+ * instead. Typed by the messages `M` the host sends (also the direct-SQL server's).
+ */
+export function nextMessage<M extends { kind: string }>(host: Host) {
+  return <K extends M['kind']>(kind: K): Promise<Extract<M, { kind: K }>> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: M) => {
+        done();
+        if (message.kind === kind) resolve(message as Extract<M, { kind: K }>);
+        else reject(new Error(`bench server said ${message.kind}, expected ${kind}`));
+      };
+      const onError = (err: Error) => {
+        done();
+        reject(err);
+      };
+      const onExit = (code: number | null) => {
+        done();
+        reject(new Error(`bench server exited (${code}) before it said ${kind}`));
+      };
+      const done = () => {
+        host.off('message', onMessage);
+        host.off('error', onError);
+        host.off('exit', onExit);
+      };
+      host.on('message', onMessage);
+      host.on('error', onError);
+      host.on('exit', onExit);
+    });
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -93,18 +97,19 @@ export async function startBenchServer(store: BenchStore, logLevel: LogLevel, op
     send = (request) => worker.postMessage(request);
     stop = async () => void (await worker.terminate());
   }
-  const { port, thread } = await next(host, 'listening');
+  const next = nextMessage<ServerWorkerMessage>(host);
+  const { port, thread } = await next('listening');
   return {
     base: `http://127.0.0.1:${port}`,
     key,
     thread,
     async memory() {
-      const reply = next(host, 'memory');
+      const reply = next('memory');
       send({ kind: 'memory' });
       return (await reply).memory;
     },
     async close() {
-      const reply = next(host, 'closed');
+      const reply = next('closed');
       send({ kind: 'close' });
       await reply;
       await stop();

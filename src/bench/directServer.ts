@@ -2,6 +2,7 @@
 // values, where its CPU time is read, and shutting it down.
 
 import { Worker } from 'node:worker_threads';
+import { nextMessage } from './benchServer.js';
 import { post } from './client.js';
 import type { Statement } from './dataShapes.js';
 import type { DirectWorkerData, DirectWorkerMessage } from './directWorker.js';
@@ -16,27 +17,10 @@ export interface DirectServer {
 
 const SCRIPT = new URL('./directWorker.js', import.meta.url);
 
-function message(worker: Worker): Promise<DirectWorkerMessage> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      worker.off('message', resolve);
-      worker.off('error', reject);
-    };
-    worker.once('message', (m: DirectWorkerMessage) => {
-      done();
-      resolve(m);
-    });
-    worker.once('error', (err) => {
-      done();
-      reject(err);
-    });
-  });
-}
-
 export async function startDirectServer(databaseUrl: string): Promise<DirectServer> {
   const worker = new Worker(SCRIPT, { workerData: { databaseUrl } satisfies DirectWorkerData });
-  const listening = await message(worker);
-  if (listening.kind !== 'listening') throw new Error(`direct server said ${listening.kind}, expected listening`);
+  const next = nextMessage<DirectWorkerMessage>(worker);
+  const listening = await next('listening');
   const base = `http://127.0.0.1:${listening.port}`;
   const keys = new Map<string, Promise<string>>();
   const register = async (text: string): Promise<string> => {
@@ -57,7 +41,7 @@ export async function startDirectServer(databaseUrl: string): Promise<DirectServ
       return reply.text;
     },
     async close() {
-      const closed = message(worker);
+      const closed = next('closed');
       worker.postMessage({ kind: 'close' });
       await closed;
       await worker.terminate();
