@@ -5,12 +5,14 @@
 // recently used first; an entry used again while it is the newest stays where it is (most uses
 // of a hot cache are of the entry used last, and re-inserting costs a delete and a set).
 
+/** No entry is known to be the newest. */
+const NONE: unique symbol = Symbol('none');
+
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #evicted: ((key: K, value: V) => void) | undefined;
   /** The key set or got last (the Map's last entry), when it is still held. */
-  #newest: K | undefined;
-  #hasNewest = false;
+  #newest: K | typeof NONE = NONE;
 
   /** `evicted` hears of each entry that leaves: let go beyond `limit`, replaced or deleted (not by `clear`). */
   constructor(
@@ -29,11 +31,10 @@ export class LruMap<K, V> {
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
     if (value === undefined) return undefined;
-    if (this.#hasNewest && this.#newest === key) return value;
+    if (this.#newest === key) return value;
     this.#entries.delete(key);
     this.#entries.set(key, value);
     this.#newest = key;
-    this.#hasNewest = true;
     return value;
   }
 
@@ -51,7 +52,6 @@ export class LruMap<K, V> {
     this.delete(key);
     this.#entries.set(key, value);
     this.#newest = key;
-    this.#hasNewest = true;
     while (this.#entries.size > this.limit) this.delete(this.#entries.keys().next().value as K);
   }
 
@@ -60,19 +60,14 @@ export class LruMap<K, V> {
     if (!this.#entries.has(key)) return false;
     const value = this.#entries.get(key) as V;
     this.#entries.delete(key);
-    if (this.#hasNewest && this.#newest === key) this.#forgetNewest();
+    if (this.#newest === key) this.#newest = NONE;
     this.#evicted?.(key, value);
     return true;
   }
 
   clear(): void {
     this.#entries.clear();
-    this.#forgetNewest();
-  }
-
-  #forgetNewest(): void {
-    this.#newest = undefined;
-    this.#hasNewest = false;
+    this.#newest = NONE;
   }
 
   values(): IterableIterator<V> {
