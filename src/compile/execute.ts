@@ -18,9 +18,10 @@ import type { AppContext } from './context.js';
 import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
 import type { MutationPorts } from './mutations/writer.js';
-import { Binder, bindPrepared, prepare, shapeKey } from './params.js';
+import { Binder, bindPrepared, prepare } from './params.js';
 import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
+import { ShapedPlans } from './plans.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
@@ -81,11 +82,6 @@ type RootPlan =
  */
 type Variant = Access | 'nonAdmin';
 
-interface CacheEntry {
-  shapes: ShapeRef[];
-  plans: Map<string, RootPlan[]>;
-}
-
 const MAX_PLANS_PER_DOCUMENT = 64;
 
 /**
@@ -93,7 +89,7 @@ const MAX_PLANS_PER_DOCUMENT = 64;
  * counts the plans held, so that whoever keeps the app loaded can tell what it costs.
  */
 interface StatementCache {
-  documents: LruMap<string, CacheEntry>;
+  documents: LruMap<string, ShapedPlans<RootPlan[]>>;
   plans: number;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
@@ -108,17 +104,27 @@ function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Va
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    const made: StatementCache = {
-      // A document let go takes its plans with it.
-      documents: new LruMap(MAX_DOCUMENTS, (_key, entry) => {
-        made.plans -= entry.plans.size;
-      }),
-      plans: 0,
-    };
-    caches.set(app, made);
-    cache = made;
+    cache = { documents: new LruMap(MAX_DOCUMENTS, releasePlans), plans: 0 };
+    caches.set(app, cache);
   }
   return cache;
+}
+
+/** A document let go takes its plans with it. */
+function releasePlans<P>(_key: string, plans: ShapedPlans<P>): void {
+  plans.clear();
+}
+
+/** The document's plans in `plans` (the cache's queries or writes), made empty when it has none. */
+function documentPlans<P>(cache: StatementCache, plans: LruMap<string, ShapedPlans<P>>, key: string): ShapedPlans<P> {
+  let entry = plans.get(key);
+  if (!entry) {
+    entry = new ShapedPlans<P>(MAX_PLANS_PER_DOCUMENT, (delta) => {
+      cache.plans += delta;
+    });
+    plans.set(key, entry);
+  }
+  return entry;
 }
 
 /** How many compiled plans the app version's statement cache holds (0 before its first query). */
@@ -178,32 +184,11 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
   const home = args.shared ?? args.app;
   const cache = cacheOf(home);
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
-  const docKey = `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`;
-  let entry = cache.documents.get(docKey);
-  if (entry) {
-    const plans = entry.plans.get(shapeKey(entry.shapes, request.variables));
-    if (plans) return plans;
-  }
+  const entry = documentPlans(cache, cache.documents, `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`);
+  const cached = entry.get(request.variables);
+  if (cached) return cached;
   const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
-  const clear = (e: CacheEntry) => {
-    cache.plans -= e.plans.size;
-    e.plans.clear();
-  };
-  if (!entry) {
-    entry = { shapes: [], plans: new Map() };
-    cache.documents.set(docKey, entry);
-  }
-  const known = entry.shapes;
-  const added = compiled.shapes.filter((s) => !known.some((k) => k.name === s.name && k.kind === s.kind));
-  if (added.length > 0) {
-    // A new dependency changes every key: earlier plans are dropped, not misused.
-    entry.shapes = [...known, ...added];
-    clear(entry);
-  }
-  if (entry.plans.size >= MAX_PLANS_PER_DOCUMENT) clear(entry);
-  const key = shapeKey(entry.shapes, request.variables);
-  if (!entry.plans.has(key)) cache.plans += 1;
-  entry.plans.set(key, compiled.plans);
+  entry.set(request.variables, compiled.shapes, compiled.plans);
   return compiled.plans;
 }
 
