@@ -17,6 +17,7 @@ import { roleOf } from '../graphql/index.js';
 import type { AppContext } from './context.js';
 import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
+import type { WritePlan } from './mutations/oneStatement.js';
 import type { MutationPorts } from './mutations/writer.js';
 import { Binder, bindPrepared, prepare } from './params.js';
 import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
@@ -85,11 +86,13 @@ type Variant = Access | 'nonAdmin';
 const MAX_PLANS_PER_DOCUMENT = 64;
 
 /**
- * Statement caches per app version (the AppContext), keyed by document and operation; `plans`
- * counts the plans held, so that whoever keeps the app loaded can tell what it costs.
+ * Statement caches per app version (the AppContext), keyed by document and operation: the
+ * queries' plans, and the mutations' one-statement writes; `plans` counts the plans held, so
+ * that whoever keeps the app loaded can tell what it costs.
  */
 interface StatementCache {
   documents: LruMap<string, ShapedPlans<RootPlan[]>>;
+  writes: LruMap<string, ShapedPlans<WritePlan>>;
   plans: number;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
@@ -104,7 +107,7 @@ function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Va
 function cacheOf(app: AppContext): StatementCache {
   let cache = caches.get(app);
   if (!cache) {
-    cache = { documents: new LruMap(MAX_DOCUMENTS, releasePlans), plans: 0 };
+    cache = { documents: new LruMap(MAX_DOCUMENTS, releasePlans), writes: new LruMap(MAX_DOCUMENTS, releasePlans), plans: 0 };
     caches.set(app, cache);
   }
   return cache;
@@ -309,6 +312,8 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
+    const cache = cacheOf(args.app);
+    const writePlans = documentPlans(cache, cache.writes, `${args.operationName ?? ''}\u0000${args.query}`);
     for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Mutation']))) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {
@@ -327,7 +332,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
           continue;
         }
         if (!args.admin && role.kind === 'changePassword' && args.userId === undefined) throw forbidden(key);
-        const text = await runMutation(s, { store: args.store, ports: args.ports, admin: args.admin, userId: args.userId }, nodes);
+        const text = await runMutation(s, { store: args.store, ports: args.ports, admin: args.admin, userId: args.userId, writePlans }, nodes);
         const resolved = resolveRefusals(text, key, node);
         errors.push(...resolved.errors);
         texts.push([key, resolved.text]);

@@ -22,6 +22,9 @@ export interface RequestValues {
   /** For the statement reading a custom field's @model result: the row uuids its function
    * answered, in order (null where it answered null). */
   answered?: readonly (string | null)[] | undefined;
+  /** For a one-statement write: the values it writes, its row's uuid first
+   * (mutations/oneStatement.ts). */
+  written?: readonly unknown[] | undefined;
 }
 
 /** What a subscription statement reads of one event: the row, and the mutation's name. */

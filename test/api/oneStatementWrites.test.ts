@@ -225,6 +225,111 @@ describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
       await c.dispose();
     }
   });
+  // One-statement writes are compiled once per root field, kind of caller and input shape, and
+  // bound per request: what must not leak from one request's plan into another's.
+  const CREATE = 'mutation($i: CreatePostInput!) { createPost(input: $i) { clientMutationId changedPost { id title score author { name } } } }';
+  const UPDATE = 'mutation($i: UpdatePostInput!) { updatePost(input: $i) { changedPost { title score author { name } } } }';
+
+  it('binds each request’s own values into a kept write, and keeps one per input shape', async () => {
+    const other = await app.data('mutation { createAuthor(input: { name: "Grace" }) { changedAuthor { id } } }');
+    const grace = other.createAuthor.changedAuthor.id;
+    const made: Json[] = [];
+    for (const [i, input] of [
+      { title: 'K1', score: 1, authorId: ids.author, clientMutationId: 'first' },
+      { title: 'K2', score: 2, authorId: grace, clientMutationId: 'second' },
+      { title: 'K3', authorId: null },
+      { title: 'K4' },
+    ].entries()) {
+      const { result, transactions } = await counted(() => app.data(CREATE, { i: input }));
+      expect(transactions, `create ${i}`).toBe(0);
+      made.push(result.createPost);
+    }
+    expect(made.map((p) => [p.clientMutationId, p.changedPost.title, p.changedPost.score, p.changedPost.author?.name ?? null])).toEqual([
+      ['first', 'K1', 1, 'Ada'],
+      ['second', 'K2', 2, 'Grace'],
+      [null, 'K3', null, null],
+      [null, 'K4', null, null],
+    ]);
+    // An update giving other fields than the one before changes only those: a kept plan of
+    // another shape would set the fields it does not give to null.
+    const id = made[1].changedPost.id;
+    const scored = await app.data(UPDATE, { i: { id, score: 20 } });
+    expect(scored.updatePost.changedPost).toEqual({ title: 'K2', score: 20, author: { name: 'Grace' } });
+    const renamed = await app.data(UPDATE, { i: { id, title: 'K2 renamed' } });
+    expect(renamed.updatePost.changedPost).toEqual({ title: 'K2 renamed', score: 20, author: { name: 'Grace' } });
+    const unlinked = await app.data(UPDATE, { i: { id, authorId: null } });
+    expect(unlinked.updatePost.changedPost).toEqual({ title: 'K2 renamed', score: 20, author: null });
+    const relinked = await app.data(UPDATE, { i: { id, authorId: ids.author } });
+    expect(relinked.updatePost.changedPost).toEqual({ title: 'K2 renamed', score: 20, author: { name: 'Ada' } });
+    const read = await app.data('query($id: ID!) { getPost(id: $id) { title score author { name } } }', { id });
+    expect(read.getPost).toEqual({ title: 'K2 renamed', score: 20, author: { name: 'Ada' } });
+  });
+
+  it('checks every request’s values against a kept write: bad values are coded errors and write nothing', async () => {
+    await app.data(CREATE, { i: { title: 'Fine', score: 1, authorId: ids.author } });
+    const tag = await app.data('mutation { createTag(input: { label: "t" }) { changedTag { id } } }');
+    const refused = [
+      await app.gql(CREATE, { i: { title: 'x'.repeat(10_001), score: 1, authorId: ids.author } }),
+      await app.gql(CREATE, { i: { title: 'Wrong link', score: 1, authorId: tag.createTag.changedTag.id } }),
+      await app.gql(CREATE, { i: { title: 'Bad id', score: 1, authorId: 'not an id' } }),
+    ];
+    expect(refused.map((r) => r.body.errors?.length)).toEqual([1, 1, 1]);
+    expect(refused.map(code)).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT', 'BAD_USER_INPUT']);
+    for (const r of refused) expect(JSON.stringify(r.body)).not.toMatch(/INSERT|tessera\$changed/);
+    const all = await app.data('{ viewer { allPosts { edges { node { title } } } } }');
+    const titles = all.viewer.allPosts.edges.map((e: Json) => e.node.title);
+    expect(titles).toContain('Fine');
+    expect(titles.filter((t: string) => t.startsWith('x') || t === 'Wrong link' || t === 'Bad id')).toEqual([]);
+  });
+
+  it('keeps writes apart per kind of caller: an admin’s plan never serves a user or an anonymous caller', async () => {
+    const NOTE = 'mutation($i: CreateNoteInput!) { createNote(input: $i) { changedNote { text } } }';
+    // First by the admin token: no rules, the payload reads the note.
+    const byAdmin = await app.data(NOTE, { i: { text: 'admin note' } });
+    expect(byAdmin.createNote.changedNote).toEqual({ text: 'admin note' });
+    // The same document by a user: the user's rules, under which the note (no owner) is not theirs to read.
+    const byUser = await counted(() => asUser('ann', NOTE, { i: { text: 'user note' } }));
+    expect(byUser.transactions).toBe(0);
+    expect(byUser.result.body.data.createNote.changedNote).toBeNull();
+    // And anonymously, after both kept a plan: refused, nothing written.
+    const anonymous = await app.gql(NOTE, { i: { text: 'anonymous note' } }, {});
+    expect(['FORBIDDEN', 'UNAUTHENTICATED']).toContain(code(anonymous));
+    const notes = await app.data('{ viewer { allNotes { edges { node { text } } } } }');
+    const texts = notes.viewer.allNotes.edges.map((e: Json) => e.node.text);
+    expect(texts).toEqual(expect.arrayContaining(['admin note', 'user note']));
+    expect(texts).not.toContain('anonymous note');
+    // An update a user may make on any Post, first by a user, then anonymously with the same document.
+    const id = (await app.data(CREATE, { i: { title: 'Guarded' } })).createPost.changedPost.id;
+    const updated = await asUser('ann', UPDATE, { i: { id, score: 5 } });
+    expect(updated.body.data.updatePost.changedPost.score).toBe(5);
+    const forged = await app.gql(UPDATE, { i: { id, score: 6 } }, {});
+    expect(['FORBIDDEN', 'UNAUTHENTICATED', 'NOT_FOUND']).toContain(code(forged));
+    expect((await app.data('query($id: ID!) { getPost(id: $id) { score } }', { id })).getPost.score).toBe(5);
+  });
+
+  it('follows the variables a kept write’s payload depends on, and subscribers who arrive after it was kept', async () => {
+    const withAuthor = 'mutation($i: CreatePostInput!, $a: Boolean!) { createPost(input: $i) { changedPost { title author @include(if: $a) { name } } } }';
+    const shown = await app.data(withAuthor, { i: { title: 'Shown', authorId: ids.author }, a: true });
+    const hidden = await app.data(withAuthor, { i: { title: 'Hidden', authorId: ids.author }, a: false });
+    expect(shown.createPost.changedPost).toEqual({ title: 'Shown', author: { name: 'Ada' } });
+    expect(hidden.createPost.changedPost).toEqual({ title: 'Hidden' });
+    // Kept while nobody listened; a subscriber arriving later hears the next write of it.
+    const heard = 'mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id } } }';
+    await app.data(heard, { i: { title: 'Unheard' } });
+    const c = client(app.endpoint, app.token);
+    try {
+      const sub = subscribe(c, 'subscription { subscribeToPost(mutations: [createPost]) { value { title } } }');
+      await waitForSubscriptions(server.base, 1);
+      const { transactions } = await counted(() => app.data(heard, { i: { title: 'Heard later' } }));
+      expect(transactions).toBe(0);
+      const [event] = await sub.take(1);
+      expect(event).toMatchObject({ data: { subscribeToPost: { value: { title: 'Heard later' } } } });
+      await sub.close();
+    } finally {
+      await c.dispose();
+    }
+  });
+
   const POST = 'changedPost { title score author { name } }';
   async function newPost(title: string): Promise<string> {
     const made = await app.data('mutation($i: CreatePostInput!) { createPost(input: $i) { changedPost { id } } }', { i: { title, authorId: ids.author } });

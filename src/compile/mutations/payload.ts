@@ -56,8 +56,8 @@ export function rowPart(s: CompileState, typeName: string, id: string, group: re
   return rowById(s, typeName, sql`${id}`, group, from);
 }
 
-/** `changedEdge`: the row as an edge of the type's default connection (ordered by id). */
-export function edgePart(s: CompileState, typeName: string, id: string, group: readonly FieldNode[], from?: SqlFragment): SqlFragment {
+/** `changedEdge`: the row of uuid `id` (a parameter) as an edge of the type's default connection (ordered by id). */
+export function edgePart(s: CompileState, typeName: string, id: SqlFragment, group: readonly FieldNode[], from?: SqlFragment): SqlFragment {
   const type = s.app.type(typeName);
   const keys = sortKeys(s, type, undefined);
   const sig = signatureParam(s, type.name, keys);

@@ -22,6 +22,14 @@ function isGiven(v: unknown): boolean {
 
 /** A value field's input as the SQL value written (checked, converted; a password hashed). */
 export async function columnValue(w: Pick<Writer, 'app' | 'accounts'>, type: ModelType, field: ValueField, v: unknown): Promise<SqlFragment> {
+  return sql`${await columnInput(w, type, field, v)}::${castOf(field)}`;
+}
+
+/**
+ * A value field's input as the value bound for it (checked, converted): a promise only for a
+ * password, which is hashed. Throws a coded error for a value the field does not take.
+ */
+export function columnInput(w: Pick<Writer, 'app' | 'accounts'>, type: ModelType, field: ValueField, v: unknown): unknown {
   const what = `${type.name}.${field.name}`;
   if (v === null && field.required) throw badInput(`${what} cannot be null`, { field: field.name });
   const traits = fieldTraits(type, field);
@@ -33,14 +41,14 @@ export async function columnValue(w: Pick<Writer, 'app' | 'accounts'>, type: Mod
     // One spelling per name: "é" typed precomposed or as e + accent is the same username.
     const name = v.normalize('NFC');
     if (name.trim().length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
-    return sql`${fieldIn(w.app, field, name, what)}::${castOf(field)}`;
+    return fieldIn(w.app, field, name, what);
   }
   if (field.writeOnly && typeof v === 'string') {
     if (v.length === 0) throw badInput(`${what} cannot be empty`, { field: field.name });
     fieldIn(w.app, field, v, what);
-    return sql`${await w.accounts.hashPassword(v)}::text`;
+    return w.accounts.hashPassword(v);
   }
-  return sql`${fieldIn(w.app, field, v, what)}::${castOf(field)}`;
+  return fieldIn(w.app, field, v, what);
 }
 
 /** Why `v` is not an email address as accounts take it, or undefined when it is one. */

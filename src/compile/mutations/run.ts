@@ -81,7 +81,8 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
       const caller = hookCaller(m);
       const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
       const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
-      const answered = await coded(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes));
+      const kept = m.writePlans && { plans: m.writePlans, key: node.alias?.value ?? node.name.value };
+      const answered = await coded(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes, kept));
       if (answered !== undefined) return answered;
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }
@@ -139,7 +140,7 @@ async function rowMutation(s: CompileState, w: Writer, kind: 'create' | 'update'
     const common = commonPart(view, payloadType, selection, input.clientMutationId);
     if (common) parts.push(common);
     else if (role?.kind === 'changedRow') parts.push({ key, phase, json: rowPart(view, type.name, id, group) });
-    else if (role?.kind === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, id, group) });
+    else if (role?.kind === 'changedEdge') parts.push({ key, phase, json: edgePart(view, type.name, sql`${id}`, group) });
     else if (role?.kind === 'token' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.issueToken(w.tx, id, await storedPassword(w, type, id))) });
     else if (role?.kind === 'refreshToken' && signUp) parts.push({ key, text: JSON.stringify(await w.accounts.startSession(w.tx, id, await storedPassword(w, type, id))) });
     else throw unknownPayloadField(payloadType, selection);
