@@ -9,17 +9,36 @@ export function encodeId(type: string, uuid: string): string {
   return Buffer.from(`${type}:${uuid}`, 'utf8').toString('base64url');
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const TYPE_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const BASE64URL_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether base64url text (its alphabet checked) is the one spelling of its bytes, the one
+ * `toString('base64url')` writes: no lone last digit, and no bit set in the last digit's part
+ * that holds no byte (the decoder ignores those bits, so they would give other spellings).
+ */
+function canonicalBase64url(text: string): boolean {
+  const rest = text.length % 4;
+  if (rest === 1) return false;
+  if (rest === 0) return true;
+  const last = BASE64URL_DIGITS.indexOf(text[text.length - 1] as string);
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
+}
+
 /** The type and row uuid an id stands for, or undefined when it is not one of ours. */
 export function decodeAnyId(id: string): { type: string; uuid: string } | undefined {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 200 || !/^[A-Za-z0-9_-]+$/.test(id)) return undefined;
-  const text = Buffer.from(id, 'base64url').toString('utf8');
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200 || !BASE64URL.test(id)) return undefined;
+  // Only the canonical spelling is an id: no second string may name the same object.
+  if (!canonicalBase64url(id)) return undefined;
+  // Latin-1 maps each byte to one character: an id's text is ASCII (checked below), and any
+  // other byte gives a character no check lets through.
+  const text = Buffer.from(id, 'base64url').toString('latin1');
   const colon = text.lastIndexOf(':');
   if (colon <= 0) return undefined;
   const uuid = text.slice(colon + 1);
   const type = text.slice(0, colon);
-  if (!UUID.test(uuid) || !/^[_A-Za-z][_0-9A-Za-z]*$/.test(type)) return undefined;
-  // Only the canonical spelling is an id: no second string may name the same object.
-  if (encodeId(type, uuid) !== id) return undefined;
+  if (!UUID.test(uuid) || !TYPE_NAME.test(type)) return undefined;
   return { type, uuid };
 }
 
