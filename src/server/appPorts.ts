@@ -7,7 +7,7 @@ import { accountPorts, userApiId } from '../accounts/index.js';
 import type { AccountPorts, LoginThrottle, Mailer, UserTokenCache } from '../accounts/index.js';
 import type { MailTester } from '../admin/index.js';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
-import type { BeforeHooks, MutationPorts } from '../compile/index.js';
+import type { BeforeHooks, EventPorts, FunctionPorts, MutationPorts, ResolverCalls } from '../compile/index.js';
 import { beforeHooks } from '../functions/index.js';
 import type { FunctionCalling } from '../functions/index.js';
 import type { OidcRelyingParty } from '../oidc/index.js';
@@ -37,36 +37,81 @@ export interface OperationRuntime extends AccountRuntime {
 
 /** The ports of operations of `app`, for a caller at `address`. */
 export function mutationPorts(app: LiveApp, services: OperationRuntime, address: string, log?: FastifyBaseLogger, directory?: SubscriberDirectory): MutationPorts {
-  const functions = services.functions;
-  let accounts: AccountPorts | undefined;
-  return {
-    // Made when first asked for: most operations (every query) never touch an account.
-    get accounts(): AccountPorts {
-      accounts ??= accountPorts(accountApp(app), services.throttle, address, {
-        mailer: services.mailer,
-        mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
-        oidc: services.oidc,
-        // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
-        log: (detail, message) => log?.info(detail, message),
-        tokens: services.tokens,
-      });
-      return accounts;
-    },
-    ...(services.blobsRemoved ? { blobsRemoved: services.blobsRemoved } : {}),
-    events: {
-      ...(directory ? { wanted: () => directory.has(app.id) } : {}),
+  return new OperationPorts(app, services, address, log, directory);
+}
+
+/**
+ * Made for every operation, and most (every query) use none of it: each port is made when
+ * first asked for, on an object of one shape.
+ */
+class OperationPorts implements MutationPorts {
+  readonly #app: LiveApp;
+  readonly #services: OperationRuntime;
+  readonly #address: string;
+  readonly #log: FastifyBaseLogger | undefined;
+  readonly #directory: SubscriberDirectory | undefined;
+  #accounts: AccountPorts | undefined;
+  #events: EventPorts | undefined;
+  #hooks: BeforeHooks | null | undefined;
+  #resolvers: ResolverCalls | null | undefined;
+
+  constructor(app: LiveApp, services: OperationRuntime, address: string, log: FastifyBaseLogger | undefined, directory: SubscriberDirectory | undefined) {
+    this.#app = app;
+    this.#services = services;
+    this.#address = address;
+    this.#log = log;
+    this.#directory = directory;
+  }
+
+  get accounts(): AccountPorts {
+    const [services, app, log] = [this.#services, this.#app, this.#log];
+    this.#accounts ??= accountPorts(accountApp(app), services.throttle, this.#address, {
+      mailer: services.mailer,
+      mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
+      oidc: services.oidc,
+      // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
+      log: (detail, message) => log?.info(detail, message),
+      tokens: services.tokens,
+    });
+    return this.#accounts;
+  }
+
+  get blobsRemoved(): (() => void) | undefined {
+    return this.#services.blobsRemoved;
+  }
+
+  get events(): EventPorts {
+    const [app, log, directory] = [this.#app, this.#log, this.#directory];
+    this.#events ??= {
+      wanted: directory && (() => directory.has(app.id)),
       lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
-    },
-    functions: app.functions.hasEvents ? app.functions : undefined,
-    // Without the runtime, an app's BEFORE functions cannot be called: every mutation they are
-    // attached to fails rather than skip them.
-    hooks: app.functions.hasBefore
-      ? functions
-        ? beforeHooks({ appId: app.id, functions: app.functions, calling: functions, userApiId: (userId) => userApiId(accountApp(app), userId), log })
-        : unavailableHooks(app)
-      : undefined,
-    resolvers: functions && resolverCalls(app, functions, log),
-  };
+    };
+    return this.#events;
+  }
+
+  get functions(): FunctionPorts | undefined {
+    return this.#app.functions.hasEvents ? this.#app.functions : undefined;
+  }
+
+  get hooks(): BeforeHooks | undefined {
+    if (this.#hooks === undefined) {
+      const [app, log] = [this.#app, this.#log];
+      const functions = this.#services.functions;
+      // Without the runtime, an app's BEFORE functions cannot be called: every mutation they are
+      // attached to fails rather than skip them.
+      this.#hooks =
+        !app.functions.hasBefore ? null
+        : functions ? beforeHooks({ appId: app.id, functions: app.functions, calling: functions, userApiId: (userId) => userApiId(accountApp(app), userId), log })
+        : unavailableHooks(app);
+    }
+    return this.#hooks ?? undefined;
+  }
+
+  get resolvers(): ResolverCalls | undefined {
+    const functions = this.#services.functions;
+    this.#resolvers ??= functions ? resolverCalls(this.#app, functions, this.#log) : null;
+    return this.#resolvers ?? undefined;
+  }
 }
 
 /** BEFORE functions this server cannot call: attached mutations fail with FUNCTION_FAILED. */

@@ -19,7 +19,7 @@ export interface EventPorts {
   /** Row events of a committed mutation could not be published (subscribers miss them). */
   lost?(err: unknown): void;
   /** Whether anyone may hear the app's row events; when false a mutation publishes none. */
-  wanted?(): Promise<boolean>;
+  wanted?: (() => Promise<boolean>) | undefined;
 }
 
 /** What mutations need from the rest of the server, bound to one app and caller. */
@@ -34,7 +34,7 @@ export interface MutationPorts {
    * server calls no functions, and such a field fails with FUNCTION_FAILED). */
   resolvers?: ResolverCalls | undefined;
   /** Told when a committed mutation queued file bytes for removal (to remove them soon). */
-  blobsRemoved?(): void;
+  blobsRemoved?: (() => void) | undefined;
 }
 
 export interface Writer {
