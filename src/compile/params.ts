@@ -164,6 +164,10 @@ export interface PreparedStatement {
   values: readonly unknown[];
   /** Compiled in a model's shared context: its tables are named for each request's app. */
   shared: boolean;
+  /** A shared statement's text as the app it last ran for names its tables: most requests in a
+   * row are for one app, and the same string object needs no hashing again where texts are
+   * looked up (the store's prepared statement names). */
+  lastApp?: { appId: string; text: string } | undefined;
 }
 
 export function prepare(statement: SqlFragment): PreparedStatement {
@@ -176,8 +180,17 @@ export function boundValues(statement: PreparedStatement, request: RequestValues
   return statement.values.map((v) => (v instanceof Slot ? v.read(request) : v));
 }
 
+/** The statement's text for the app `appId`. */
+function textFor(statement: PreparedStatement, appId: string): string {
+  if (!statement.shared) return statement.text;
+  const last = statement.lastApp;
+  if (last !== undefined && last.appId === appId) return last.text;
+  const text = statementForApp(statement.text, appId);
+  statement.lastApp = { appId, text };
+  return text;
+}
+
 /** A prepared statement bound for one request, ready for a store. */
 export function bindPrepared(statement: PreparedStatement, request: RequestValues): SqlFragment {
-  const text = statement.shared ? statementForApp(statement.text, request.appId) : statement.text;
-  return precompiled(text, boundValues(statement, request));
+  return precompiled(textFor(statement, request.appId), boundValues(statement, request));
 }
