@@ -70,6 +70,21 @@ function toResult<R>(result: pg.QueryResult): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
 }
 
+/**
+ * Runs one statement, named when PostgreSQL keeps it prepared. The driver's submittable
+ * `Query` made from the text, not `client.query({ name, text, values })`: the driver copies a
+ * config object property by property, descriptors included, on every call (1.6 µs here, as
+ * much as the rest of sending a statement), and wraps its answer in two more promises.
+ */
+function run<R>(client: pg.ClientBase, text: string, values: readonly unknown[], name: string | undefined): Promise<QueryResult<R>> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query(text, values as unknown[], (err: Error | undefined, result: pg.ResultBuilder) => (err ? reject(err) : resolve(toResult<R>(result))));
+    // Read when the query is sent (whether to PARSE it under a name), not when it is made.
+    if (name !== undefined) (query as pg.Query & { name?: string }).name = name;
+    client.query(query);
+  });
+}
+
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -131,7 +146,7 @@ export class PostgresStore implements Store {
     try {
       await this.#useSessionTimeout(client, options.timeoutMs ?? this.#timeoutMs);
       const name = options.recurring ? this.#preparedName(client, text) : undefined;
-      return toResult<R>(await client.query(name === undefined ? { text, values } : { name, text, values }));
+      return await run<R>(client, text, values, name);
     } catch (err) {
       if (connectionBroken(err)) broken = asError(err);
       throw statementError(err, options.timeoutMs);
@@ -302,7 +317,7 @@ class PostgresTransaction implements Transaction {
     const { text, values } = compile(statement);
     const name = options.recurring ? this.#nameOf(text) : undefined;
     try {
-      return toResult<R>(await this.#client.query(name === undefined ? { text, values } : { name, text, values }));
+      return await run<R>(this.#client, text, values, name);
     } catch (err) {
       throw statementError(err, this.#timeoutMs);
     }
