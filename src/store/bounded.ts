@@ -1,20 +1,67 @@
 // A store whose statements all run under one statement timeout: what the data API executes an
 // app's operation with, so that every read and every mutation transaction carries the app's
-// `statementTimeoutMs` without the code below it passing it along.
+// `statementTimeoutMs` without the code below it passing it along. One view per store and
+// timeout, kept while the store lives: an operation asks for it on every request.
 
 import type { SqlFragment } from '../sql/index.js';
-import type { QueryResult, StatementOptions, Store, Transaction } from './types.js';
+import type { ListenOptions, NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
+
+class BoundedStore implements Store {
+  readonly kind: Store['kind'];
+  readonly #store: Store;
+  /** The options every statement runs with: the timeout, and whether it recurs. */
+  readonly #once: StatementOptions;
+  readonly #recurring: StatementOptions;
+
+  constructor(store: Store, timeoutMs: number) {
+    this.kind = store.kind;
+    this.#store = store;
+    this.#once = { timeoutMs };
+    this.#recurring = { recurring: true, timeoutMs };
+  }
+
+  query<R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> {
+    return this.#store.query<R>(statement, options?.recurring === true ? this.#recurring : this.#once);
+  }
+
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.#store.transaction(fn, this.#once);
+  }
+
+  listen(channel: string, handler: NotificationHandler, options?: ListenOptions): Promise<() => Promise<void>> {
+    return this.#store.listen(channel, handler, options);
+  }
+
+  notify(channel: string, payload: string): Promise<void> {
+    return this.#store.notify(channel, payload);
+  }
+
+  ping(): Promise<boolean> {
+    return this.#store.ping();
+  }
+
+  connections(): ReturnType<Store['connections']> {
+    return this.#store.connections();
+  }
+
+  /** The store belongs to whoever opened it, not to this view of it. */
+  close(): Promise<void> {
+    return Promise.reject(new Error('A view of a store with a statement timeout cannot close the store'));
+  }
+}
+
+const views = new WeakMap<Store, Map<number, Store>>();
 
 export function withStatementTimeout(store: Store, timeoutMs: number): Store {
-  return {
-    kind: store.kind,
-    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> => store.query<R>(statement, { ...options, timeoutMs }),
-    transaction: <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => store.transaction(fn, { timeoutMs }),
-    listen: (channel, handler, options) => store.listen(channel, handler, options),
-    notify: (channel, payload) => store.notify(channel, payload),
-    ping: () => store.ping(),
-    connections: () => store.connections(),
-    // The store belongs to whoever opened it, not to this view of it.
-    close: () => Promise.reject(new Error('A view of a store with a statement timeout cannot close the store')),
-  };
+  let byTimeout = views.get(store);
+  if (!byTimeout) {
+    byTimeout = new Map();
+    views.set(store, byTimeout);
+  }
+  let view = byTimeout.get(timeoutMs);
+  if (!view) {
+    view = new BoundedStore(store, timeoutMs);
+    byTimeout.set(timeoutMs, view);
+  }
+  return view;
 }
