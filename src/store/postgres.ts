@@ -144,7 +144,8 @@ export class PostgresStore implements Store {
     const { client, release } = await this.#checkout();
     let broken: Error | undefined;
     try {
-      await this.#useSessionTimeout(client, options.timeoutMs ?? this.#timeoutMs);
+      const ms = options.timeoutMs ?? this.#timeoutMs;
+      if (this.#sessionTimeout(client) !== ms) await this.#setSessionTimeout(client, ms);
       const name = options.recurring ? this.#preparedName(client, text) : undefined;
       return await run<R>(client, text, values, name);
     } catch (err) {
@@ -267,9 +268,8 @@ export class PostgresStore implements Store {
     return this.#sessionTimeouts.get(client) ?? this.#timeoutMs;
   }
 
-  /** Makes the session's statement timeout `ms` when it is not already: a SET only on a change. */
-  async #useSessionTimeout(client: PoolClient, ms: number): Promise<void> {
-    if (this.#sessionTimeout(client) === ms) return;
+  /** Makes the session's statement timeout `ms` (called only on a change: most statements run under the one they find). */
+  async #setSessionTimeout(client: PoolClient, ms: number): Promise<void> {
     await client.query(compile(setStatementTimeout(ms)).text);
     if (ms === this.#timeoutMs) this.#sessionTimeouts.delete(client);
     else this.#sessionTimeouts.set(client, ms);

@@ -34,19 +34,41 @@ async function probed<T>(probes: readonly StatementProbe[], kind: StatementKind,
   }
 }
 
+/**
+ * One statement, told to the probes: what `probed` does, without its `async` frame and the
+ * scope a statement has no use for (a data API read passes here on every request).
+ */
+function probedStatement<T>(probes: readonly StatementProbe[], statement: SqlFragment, run: () => Promise<T>): Promise<T> {
+  const text = () => compile(statement).text;
+  const runs: ProbeRun[] = [];
+  for (const probe of probes) runs.push(probe.start('statement', text));
+  const end = (failed: boolean) => {
+    for (const r of runs) r.end(failed);
+  };
+  return run().then(
+    (result) => {
+      end(false);
+      return result;
+    },
+    (err: unknown) => {
+      end(true);
+      throw err;
+    },
+  );
+}
+
 export function withProbes(store: Store, probes: readonly StatementProbe[]): Store {
   if (probes.length === 0) return store;
-  const textOf = (statement: SqlFragment) => () => compile(statement).text;
   const noText = () => undefined;
   const probedTransaction = (tx: Transaction): Transaction => ({
-    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>) => probed(probes, 'statement', textOf(statement), () => tx.query<R>(statement, options)),
+    query: <R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>) => probedStatement(probes, statement, () => tx.query<R>(statement, options)),
     advisoryLock: (key) => tx.advisoryLock(key),
     notify: (channel, payload) => tx.notify(channel, payload),
   });
   return {
     kind: store.kind,
     query: <R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> =>
-      probed(probes, 'statement', textOf(statement), () => store.query<R>(statement, options)),
+      probedStatement(probes, statement, () => store.query<R>(statement, options)),
     transaction: <T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T> =>
       probed(probes, 'transaction', noText, (within) => within(() => store.transaction((tx) => fn(probedTransaction(tx)), options))),
     listen: (channel, handler, options) => store.listen(channel, handler, options),
