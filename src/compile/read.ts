@@ -4,7 +4,7 @@
 
 import type { FieldNode } from 'graphql';
 import { badInput } from '../errors/index.js';
-import { accountType } from '../model/index.js';
+import { accountType, quotedId } from '../model/index.js';
 import { sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { totpEnabledSql } from '../store/index.js';
@@ -62,7 +62,7 @@ function nodeField(s: CompileState, nodes: readonly FieldNode[]): SqlFragment {
   const args = argumentsOf(s, 'Query', nodes[0] as FieldNode);
   const raw = s.binder.shape(args.id, 'idType');
   const decoded = typeof raw === 'string' ? decodeAnyId(raw) : undefined;
-  if (!decoded) throw badInput(`node(id): "${String(raw)}" is not a valid id`, { argument: 'id' });
+  if (!decoded) throw badInput(`node(id): ${quotedId(raw)} is not a valid id`, { argument: 'id' });
   if (!s.app.index.types.has(decoded.type)) throw badInput(`node(id): "${String(raw)}" is not the id of an object of this app`, { argument: 'id' });
   const id = s.binder.param(args.id, (v) => decodeId(String(v), decoded.type, 'id'));
   return rowById(s, decoded.type, id, nodes);

@@ -45,13 +45,18 @@ export function decodeAnyId(id: string): { type: string; uuid: string } | undefi
 /** The row uuid of an id that must name a `type` object; `what` names the input in errors. */
 export function decodeId(id: string, type: string, what: string): string {
   const decoded = decodeAnyId(id);
-  if (!decoded) throw badInput(`${what}: "${shorten(id)}" is not a valid id`, { field: what });
+  if (!decoded) throw badInput(`${what}: ${quotedId(id)} is not a valid id`, { field: what });
   if (decoded.type !== type) {
-    throw badInput(`${what}: "${shorten(id)}" is the id of a ${decoded.type}, not of a ${type}`, { field: what });
+    throw badInput(`${what}: ${quotedId(id)} is the id of a ${decoded.type}, not of a ${type}`, { field: what });
   }
   return decoded.uuid;
 }
 
-function shorten(text: string): string {
-  return typeof text === 'string' && text.length > 60 ? `${text.slice(0, 57)}...` : String(text);
+/**
+ * A client's id as error messages quote it: shortened, in JSON quotes, so that quotes or
+ * anything else in it cannot pass for the message's own text.
+ */
+export function quotedId(id: unknown): string {
+  const text = String(id);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 }

@@ -16,5 +16,5 @@ export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from
 export { normalizeDateTime } from './datetime.js';
 export * from './diff.js';
 export { relationLink } from './links.js';
-export { decodeAnyId, decodeId, encodeId } from './ids.js';
+export { decodeAnyId, decodeId, encodeId, quotedId } from './ids.js';
 export type { Link } from './links.js';

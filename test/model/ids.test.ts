@@ -4,7 +4,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeAnyId, decodeId, encodeId } from '../../src/model/ids.js';
+import { decodeAnyId, decodeId, encodeId, quotedId } from '../../src/model/ids.js';
+import { leakIn } from '../hardening/fuzz/checks.js';
 
 /** The definition the decoder must agree with: an id is what encodeId writes for a valid type and uuid. */
 function byDefinition(id: string): { type: string; uuid: string } | undefined {
@@ -69,5 +70,21 @@ describe('global ids', () => {
     const latin = Buffer.concat([Buffer.from('Post'), Buffer.from([0xe9]), Buffer.from(':00000000-0000-4000-8000-000000000000')]).toString('base64url');
     expect(decodeAnyId(latin)).toBeUndefined();
     expect(decodeAnyId(encodeId('Post', '00000000-0000-4000-8000-000000000000'))).toEqual({ type: 'Post', uuid: '00000000-0000-4000-8000-000000000000' });
+  });
+
+  it('quotes a bad id in its message as JSON: nothing in it reads as the message’s own text', () => {
+    const hostile = '"%)$4 SELECT 1 FROM t';
+    expect(() => decodeId(hostile, 'Post', 'input.id')).toThrow('input.id: "\\"%)$4 SELECT 1 FROM t" is not a valid id');
+    let message = '';
+    try {
+      decodeId(hostile, 'Post', 'input.id');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    // What the fuzzer reads as SQL or a placeholder leaking is inside the client's own quoted text.
+    expect(leakIn(message)).toBeUndefined();
+    expect(quotedId('x'.repeat(100))).toBe(JSON.stringify(`${'x'.repeat(57)}...`));
+    const other = encodeId('Tag', '00000000-0000-4000-8000-000000000000');
+    expect(() => decodeId(other, 'Post', 'id')).toThrow(`id: "${other}" is the id of a Tag, not of a Post`);
   });
 });
