@@ -76,11 +76,11 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   if (new Outbox(m.ports.functions).wants(s.app.names.mutation(kind, type.name))) return undefined;
   const wanted = m.ports.events.wanted ? await m.ports.events.wanted() : true;
   const request = s.binder.request;
-  const prefix = kept && `${kept.key}\u0001${s.access}${request.userId === undefined ? '-' : 'u'}${wanted ? 'e' : '-'}\u0001${inputShape(type, input)}\u0001`;
-  let plan = kept && prefix !== undefined ? kept.plans.get(request.variables, prefix) : undefined;
+  const prefix = kept ? `${kept.key}\u0001${s.access}${request.userId === undefined ? '-' : 'u'}${wanted ? 'e' : '-'}\u0001${inputShape(type, input)}\u0001` : '';
+  let plan = kept?.plans.get(request.variables, prefix);
   if (plan === undefined) {
     const compiled = compilePlan(s, kind, type, input, payloadType, nodes, wanted);
-    if (kept && prefix !== undefined) kept.plans.set(request.variables, compiled.shapes, compiled.plan, prefix);
+    kept?.plans.set(request.variables, compiled.shapes, compiled.plan, prefix);
     plan = compiled.plan;
   }
   if (plan === null) return undefined;
@@ -107,13 +107,18 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
     events.record({ type: type.name, kind, id, row: event });
     await events.publish(m.store, s.app.app.id).catch((err: unknown) => m.ports.events.lost?.(err));
   }
+  return payloadText(plan.parts, answer, input.clientMutationId);
+}
+
+/** The payload's JSON text from the statement's answer, keys in selection order. */
+function payloadText(parts: readonly PlanPart[], answer: Readonly<Record<string, unknown>>, clientMutationId: unknown): string {
   let text = '';
-  for (const part of plan.parts) {
+  for (const part of parts) {
     const json =
       'text' in part ? part.text
       : 'column' in part ? ((answer[part.column] as string | null | undefined) ?? 'null')
-      : JSON.stringify(typeof input.clientMutationId === 'string' ? input.clientMutationId : null);
-    text += text === '' ? `{${part.prefix}${json}` : `,${part.prefix}${json}`;
+      : JSON.stringify(typeof clientMutationId === 'string' ? clientMutationId : null);
+    text += `${text === '' ? '{' : ','}${part.prefix}${json}`;
   }
   return text === '' ? '{}' : `${text}}`;
 }
