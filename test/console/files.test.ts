@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATE_FILE, eventually, multipart, startFileServer } from '../files/harness.js';
 import type { FileServer } from '../files/harness.js';
-import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, signIn } from './harness.js';
+import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, shownAlerts, signIn } from './harness.js';
 import type { PageProblems } from './harness.js';
 
 const SCHEMA = `type Post @model {
@@ -147,7 +147,7 @@ describe('console: files in the data browser', () => {
     await zone.dispatchEvent('dragover', { dataTransfer });
     await zone.dispatchEvent('drop', { dataTransfer });
     await rowOf('dropped.txt').waitFor();
-    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await shownAlerts(page).count()).toBe(0);
     await expectCount('3 objects');
     expect(await rowOf('dropped.txt').getByText('12 bytes').count()).toBe(1);
   });

@@ -51,6 +51,14 @@ export async function openPage(
   return { context, page, problems };
 }
 
+/**
+ * The page's alerts that say something. The code editor (Monaco), once loaded, keeps empty
+ * `role="alert"` live regions of its own in the page; they announce nothing and are no error.
+ */
+export function shownAlerts(page: Page): ReturnType<Page['locator']> {
+  return page.getByRole('alert').filter({ hasText: /\S/ });
+}
+
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });

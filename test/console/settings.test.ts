@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
-import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, signIn } from './harness.js';
+import { createApp, graphql, launchBrowser, missingPrerequisite, openPage, screenshot, shownAlerts, signIn } from './harness.js';
 import type { PageProblems } from './harness.js';
 
 const ORIGIN = 'https://shop.example.com';
@@ -91,7 +91,7 @@ describe('console: app settings', () => {
     await page.getByText('5 unsaved changes').waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText(/^Saved 5 settings: /).waitFor();
-    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await shownAlerts(page).count()).toBe(0);
     await screenshot(page, '15-settings');
     const stored = await settings();
     expect(stored).toMatchObject({ maxDepth: 12, defaultPageSize: 50, maxPageSize: 500, introspection: false, corsOrigins: [ORIGIN] });
