@@ -64,14 +64,13 @@ class OperationPorts implements MutationPorts {
   }
 
   get accounts(): AccountPorts {
-    const [services, app, log] = [this.#services, this.#app, this.#log];
-    this.#accounts ??= accountPorts(accountApp(app), services.throttle, this.#address, {
-      mailer: services.mailer,
-      mailLost: (err) => log?.error({ err, appId: app.id }, 'an account mail was not sent'),
-      oidc: services.oidc,
+    this.#accounts ??= accountPorts(accountApp(this.#app), this.#services.throttle, this.#address, {
+      mailer: this.#services.mailer,
+      mailLost: (err) => this.#log?.error({ err, appId: this.#app.id }, 'an account mail was not sent'),
+      oidc: this.#services.oidc,
       // A refused sign-in's reason, for the operator; the client gets one message whatever it was.
-      log: (detail, message) => log?.info(detail, message),
-      tokens: services.tokens,
+      log: (detail, message) => this.#log?.info(detail, message),
+      tokens: this.#services.tokens,
     });
     return this.#accounts;
   }
@@ -81,10 +80,10 @@ class OperationPorts implements MutationPorts {
   }
 
   get events(): EventPorts {
-    const [app, log, directory] = [this.#app, this.#log, this.#directory];
+    const directory = this.#directory;
     this.#events ??= {
-      wanted: directory && (() => directory.has(app.id)),
-      lost: (err) => log?.error({ err, appId: app.id }, 'row events of a committed mutation were not published'),
+      wanted: directory && (() => directory.has(this.#app.id)),
+      lost: (err) => this.#log?.error({ err, appId: this.#app.id }, 'row events of a committed mutation were not published'),
     };
     return this.#events;
   }
@@ -95,7 +94,8 @@ class OperationPorts implements MutationPorts {
 
   get hooks(): BeforeHooks | undefined {
     if (this.#hooks === undefined) {
-      const [app, log] = [this.#app, this.#log];
+      const app = this.#app;
+      const log = this.#log;
       const functions = this.#services.functions;
       // Without the runtime, an app's BEFORE functions cannot be called: every mutation they are
       // attached to fails rather than skip them.
