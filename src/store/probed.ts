@@ -21,12 +21,13 @@ export interface StatementProbe {
   start(kind: StatementKind, text: () => string | undefined): ProbeRun;
 }
 
-async function probed<T>(probes: readonly StatementProbe[], kind: StatementKind, text: () => string | undefined, run: (within: <U>(fn: () => Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
-  const runs = probes.map((p) => p.start(kind, text));
-  const within = <U>(fn: () => Promise<U>): Promise<U> => runs.reduceRight<() => Promise<U>>((inner, r) => (r.within ? () => r.within!(inner) : inner), fn)();
+/** A whole transaction, told to the probes, its body run in each probe's scope (a trace span's). */
+async function probedTransaction<T>(probes: readonly StatementProbe[], body: () => Promise<T>): Promise<T> {
+  const runs = probes.map((p) => p.start('transaction', () => undefined));
+  const scoped = runs.reduceRight<() => Promise<T>>((inner, r) => (r.within ? () => r.within!(inner) : inner), body);
   let failed = true;
   try {
-    const result = await run(within);
+    const result = await scoped();
     failed = false;
     return result;
   } finally {
@@ -35,8 +36,8 @@ async function probed<T>(probes: readonly StatementProbe[], kind: StatementKind,
 }
 
 /**
- * One statement, told to the probes: what `probed` does, without its `async` frame and the
- * scope a statement has no use for (a data API read passes here on every request).
+ * One statement, told to the probes: no `async` frame and no scope, which a statement has no
+ * use for (a data API read passes here on every request).
  */
 function probedStatement<T>(probes: readonly StatementProbe[], statement: SqlFragment, run: () => Promise<T>): Promise<T> {
   const text = () => compile(statement).text;
@@ -59,8 +60,7 @@ function probedStatement<T>(probes: readonly StatementProbe[], statement: SqlFra
 
 export function withProbes(store: Store, probes: readonly StatementProbe[]): Store {
   if (probes.length === 0) return store;
-  const noText = () => undefined;
-  const probedTransaction = (tx: Transaction): Transaction => ({
+  const probedTx = (tx: Transaction): Transaction => ({
     query: <R = Record<string, unknown>>(statement: SqlFragment, options?: Pick<StatementOptions, 'recurring'>) => probedStatement(probes, statement, () => tx.query<R>(statement, options)),
     advisoryLock: (key) => tx.advisoryLock(key),
     notify: (channel, payload) => tx.notify(channel, payload),
@@ -70,7 +70,7 @@ export function withProbes(store: Store, probes: readonly StatementProbe[]): Sto
     query: <R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> =>
       probedStatement(probes, statement, () => store.query<R>(statement, options)),
     transaction: <T>(fn: (tx: Transaction) => Promise<T>, options?: StatementOptions): Promise<T> =>
-      probed(probes, 'transaction', noText, (within) => within(() => store.transaction((tx) => fn(probedTransaction(tx)), options))),
+      probedTransaction(probes, () => store.transaction((tx) => fn(probedTx(tx)), options)),
     listen: (channel, handler, options) => store.listen(channel, handler, options),
     notify: (channel, payload) => store.notify(channel, payload),
     ping: () => store.ping(),
