@@ -36,7 +36,7 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Connections in the PostgreSQL pool (TESSERA_DB_POOL_SIZE). */
   dbPoolSize: number;
-  /** Statements a pooled PostgreSQL connection serves before it is replaced, 0 for never (TESSERA_DB_CONNECTION_USES). */
+  /** Counted uses a pooled PostgreSQL connection serves before it is replaced, 0 for never (TESSERA_DB_CONNECTION_USES; the store's `connectionUses`). */
   dbConnectionUses: number;
   /** Keep recurring statements prepared on each PostgreSQL connection (TESSERA_DB_PREPARED_STATEMENTS). */
   dbPreparedStatements: boolean;

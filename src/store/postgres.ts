@@ -25,10 +25,13 @@ export interface PostgresOptions {
    */
   statementTimeoutMs?: number;
   /**
-   * Statements (or transactions) a pooled connection serves before it is replaced (default
-   * CONNECTION_USES). A PostgreSQL backend keeps the catalog entries of every table it has
-   * touched for its whole life, about 100 KiB per app: with thousands of apps a long-lived
-   * connection would grow to gigabytes (docs/scaling.md).
+   * Uses that may bring new tables into a pooled connection before it is replaced (default
+   * CONNECTION_USES; 0: never). A PostgreSQL backend keeps the catalog entries of every table it
+   * has touched for its whole life, about 100 KiB per app: with thousands of apps a long-lived
+   * connection would grow to gigabytes (docs/scaling.md). A statement or transaction counts
+   * unless all it ran were recurring statements already prepared on the connection: those touch
+   * only tables the connection has cached since it first ran them, so a connection kept busy by
+   * a few apps' recurring statements is never replaced for them.
    */
   connectionUses?: number;
   /**
@@ -48,7 +51,10 @@ export interface PostgresOptions {
 /** How long a new connection may take when no statement timeout bounds it. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Default uses of a pooled connection: at most ~200 MiB of catalog caches per backend, one reconnect per 2,000 statements. */
+/**
+ * Default counted uses of a pooled connection (`connectionUses`): at most ~200 MiB of catalog
+ * caches per backend, one reconnect per 2,000 statements that may touch tables new to it.
+ */
 export const CONNECTION_USES = 2_000;
 
 /**
@@ -92,7 +98,15 @@ function asError(err: unknown): Error {
 /** A pool client checked out for one statement or transaction. */
 interface Checkout {
   client: PoolClient;
-  /** Returns the client to the pool, or drops it when its connection can no longer be trusted. */
+  /**
+   * Whether it ran a statement that may touch tables new to the connection: any but a recurring
+   * one already prepared on it. Such a checkout counts as a use of the connection.
+   */
+  counted: boolean;
+  /**
+   * Returns the client to the pool; drops it when its connection can no longer be trusted or
+   * has served its counted uses.
+   */
   release(broken?: Error): void;
 }
 
@@ -112,6 +126,10 @@ export class PostgresStore implements Store {
   #lastName = 0;
   /** The names each connection has been asked to prepare (a failed parse stays counted). */
   readonly #prepared = new WeakMap<PoolClient, Set<string>>();
+  /** Counted uses a connection serves before it is replaced (Infinity: never). */
+  readonly #maxUses: number;
+  /** Each connection's counted uses so far. */
+  readonly #uses = new WeakMap<PoolClient, number>();
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresOptions) {
@@ -125,11 +143,12 @@ export class PostgresStore implements Store {
       // the default timeout comes with the connection, at no cost per statement.
       options: `-c TimeZone=UTC -c statement_timeout=${this.#timeoutMs}`,
     };
+    // 0: never replaced. The store counts uses itself (#release): the pool's own count would
+    // include the recurring statements that touch nothing new.
+    this.#maxUses = options.connectionUses === 0 ? Infinity : (options.connectionUses ?? CONNECTION_USES);
     this.#pool = new pg.Pool({
       ...config,
       max: options.maxConnections ?? 10,
-      // 0: never replaced (pg's default, Infinity).
-      maxUses: options.connectionUses === 0 ? Infinity : (options.connectionUses ?? CONNECTION_USES),
       // A server that does not answer is given up on within the statement timeout.
       connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
     });
@@ -141,13 +160,13 @@ export class PostgresStore implements Store {
   async query<R = Record<string, unknown>>(statement: SqlFragment, options: StatementOptions = {}): Promise<QueryResult<R>> {
     this.#checkOpen();
     const { text, values } = compile(statement);
-    const { client, release } = await this.#checkout();
+    const checkout = await this.#checkout();
+    const { client, release } = checkout;
     let broken: Error | undefined;
     try {
       const ms = options.timeoutMs ?? this.#timeoutMs;
       if (this.#sessionTimeout(client) !== ms) await this.#setSessionTimeout(client, ms);
-      const name = options.recurring ? this.#preparedName(client, text) : undefined;
-      return await run<R>(client, text, values, name);
+      return await run<R>(client, text, values, this.#nameFor(checkout, text, options.recurring === true));
     } catch (err) {
       if (connectionBroken(err)) broken = asError(err);
       throw statementError(err, options.timeoutMs);
@@ -158,11 +177,12 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>, options: StatementOptions = {}): Promise<T> {
     this.#checkOpen();
-    const { client, release } = await this.#checkout();
+    const checkout = await this.#checkout();
+    const { client, release } = checkout;
     // A client whose ROLLBACK failed is in an unknown state: the pool must not reuse it.
     let broken: Error | undefined;
     const wanted = options.timeoutMs ?? this.#timeoutMs;
-    const tx = new PostgresTransaction(client, options.timeoutMs, (text) => this.#preparedName(client, text));
+    const tx = new PostgresTransaction(client, options.timeoutMs, (text, recurring) => this.#nameFor(checkout, text, recurring));
     try {
       // SET LOCAL rides along with BEGIN and ends with the transaction: no extra round trip.
       await tx.begin(wanted === this.#sessionTimeout(client) ? undefined : wanted);
@@ -230,35 +250,50 @@ export class PostgresStore implements Store {
       lost = err;
     };
     client.on('error', onError);
-    return {
+    const checkout: Checkout = {
       client,
+      counted: false,
       release: (broken) => {
         client.removeListener('error', onError);
-        client.release(broken ?? lost);
+        // `true` makes the pool end the connection rather than keep it.
+        client.release(broken ?? lost ?? (checkout.counted && this.#wornOut(client)));
       },
     };
+    return checkout;
+  }
+
+  /** Counts a use of `client`; true once it has served its uses. */
+  #wornOut(client: PoolClient): boolean {
+    const uses = (this.#uses.get(client) ?? 0) + 1;
+    this.#uses.set(client, uses);
+    return uses >= this.#maxUses;
   }
 
   /**
-   * The name `text` runs under on `client`: `pg` parses a named statement on a connection the
-   * first time and binds it after that. Undefined (run unnamed) when the store prepares nothing
-   * or the connection holds its share already. A name stands for one text only, for the life
-   * of the store, as `pg` requires.
+   * The name `text` runs under on the checkout's connection: `pg` parses a named statement on a
+   * connection the first time and binds it after that. Undefined (run unnamed) when it does not
+   * recur, when the store prepares nothing or when the connection holds its share already. A
+   * name stands for one text only, for the life of the store, as `pg` requires. Any statement
+   * but one already prepared on the connection makes the checkout a counted use.
    */
-  #preparedName(client: PoolClient, text: string): string | undefined {
-    if (!this.#names) return undefined;
+  #nameFor(checkout: Checkout, text: string, recurring: boolean): string | undefined {
+    if (!recurring || !this.#names) {
+      checkout.counted = true;
+      return undefined;
+    }
     let name = this.#names.get(text);
     if (name === undefined) {
       this.#lastName += 1;
       name = `tessera_${this.#lastName.toString(36)}`;
       this.#names.set(text, name);
     }
-    let held = this.#prepared.get(client);
+    let held = this.#prepared.get(checkout.client);
     if (!held) {
       held = new Set();
-      this.#prepared.set(client, held);
+      this.#prepared.set(checkout.client, held);
     }
     if (held.has(name)) return name;
+    checkout.counted = true;
     if (held.size >= PREPARED_PER_CONNECTION) return undefined;
     held.add(name);
     return name;
@@ -280,11 +315,11 @@ class PostgresTransaction implements Transaction {
   readonly #client: PoolClient;
   /** The timeout the caller asked for, which turns a cancelled statement into LIMIT_EXCEEDED. */
   readonly #timeoutMs: number | undefined;
-  /** The name a recurring statement runs under on this connection, if any. */
-  readonly #nameOf: (text: string) => string | undefined;
+  /** The name a statement runs under on this connection, if any (and counts the use). */
+  readonly #nameOf: (text: string, recurring: boolean) => string | undefined;
   #finished = false;
 
-  constructor(client: PoolClient, timeoutMs: number | undefined, nameOf: (text: string) => string | undefined) {
+  constructor(client: PoolClient, timeoutMs: number | undefined, nameOf: (text: string, recurring: boolean) => string | undefined) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
     this.#nameOf = nameOf;
@@ -315,7 +350,7 @@ class PostgresTransaction implements Transaction {
   async query<R = Record<string, unknown>>(statement: SqlFragment, options: Pick<StatementOptions, 'recurring'> = {}): Promise<QueryResult<R>> {
     if (this.#finished) throw new Error('The transaction has already ended');
     const { text, values } = compile(statement);
-    const name = options.recurring ? this.#nameOf(text) : undefined;
+    const name = this.#nameOf(text, options.recurring === true);
     try {
       return await run<R>(this.#client, text, values, name);
     } catch (err) {

@@ -65,6 +65,43 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
     }
   });
 
+  it('counts as uses only what may touch tables new to a connection, not recurring statements it holds prepared', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const open = (preparedStatements = true) => openStore({ databaseUrl: t.databaseUrl!, maxConnections: 1, connectionUses: 100, preparedStatements });
+    const pid = sql`SELECT pg_backend_pid() AS pid`;
+    try {
+      const store = await open();
+      try {
+        const pids = new Set<number>();
+        // Prepared on the first run (a counted use), bound on every later one: never replaced.
+        for (let i = 0; i < 250; i++) pids.add((await store.query<{ pid: number }>(pid, { recurring: true })).rows[0]!.pid);
+        for (let i = 0; i < 150; i++) {
+          await store.transaction(async (tx) => {
+            pids.add((await tx.query<{ pid: number }>(pid, { recurring: true })).rows[0]!.pid);
+          });
+        }
+        expect(pids.size).toBe(1);
+        // A transaction that runs anything else counts, as does each text new to the connection.
+        for (let i = 0; i < 60; i++) await store.transaction(async (tx) => void (await tx.query(sql`SELECT ${i}::int AS n`)));
+        for (let i = 0; i < 60; i++) pids.add((await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS ${ident(`pid${i}`)}, pg_backend_pid() AS pid`, { recurring: true })).rows[0]!.pid);
+        expect(pids.size).toBe(2);
+      } finally {
+        await store.close();
+      }
+      // Nothing is held prepared when the store prepares nothing: every use counts.
+      const unprepared = await open(false);
+      try {
+        const pids = new Set<number>();
+        for (let i = 0; i < 250; i++) pids.add((await unprepared.query<{ pid: number }>(pid, { recurring: true })).rows[0]!.pid);
+        expect(pids.size).toBeGreaterThanOrEqual(2);
+      } finally {
+        await unprepared.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   describe('recurring statements', () => {
     /** The statements the store's one connection holds prepared (pg_prepared_statements is per session). */
     const prepared = async (store: Store): Promise<string[]> =>
