@@ -16,6 +16,7 @@ import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/e
 import { installHealth } from './plugins/health.js';
 import { appCacheMetrics, installMetrics } from './plugins/metrics.js';
 import { installRequestLog } from './plugins/requestLog.js';
+import { REDACTED, REDACTED_PATHS, redactNestedHeaders } from './logSecrets.js';
 import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
@@ -117,16 +118,6 @@ export interface FileOptions {
   removals?: boolean | undefined;
 }
 
-/** Secrets that can travel in headers; pino replaces them before a line is written. */
-const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers.cookie',
-  '*.headers.authorization',
-  '*.headers.cookie',
-];
-
 /** Fastify honours hop counts but its types omit them; a function says the same thing. */
 function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
@@ -147,7 +138,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Secrets that can travel in headers are replaced before a line is written (logSecrets.ts).
+      redact: { paths: REDACTED_PATHS, censor: REDACTED },
+      formatters: { log: redactNestedHeaders },
       ...(options.logDestination ? { stream: options.logDestination } : {}),
     },
     genReqId: generateRequestId,

@@ -191,6 +191,20 @@ describe('logs', () => {
     server.app.log.info({ headers: { authorization: 'Bearer leaked-in-headers', cookie: 'session=leaked' } }, 'redaction check');
     const line = server.logs.find((l) => l.msg === 'redaction check');
     expect(line?.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]' });
+    // One level down under any key; the caller's objects stay as they were.
+    const delivery = { url: 'https://hooks.example/x', headers: { Accept: 'application/json', authorization: 'Bearer leaked-in-delivery' } };
+    const child = server.app.log.child({ component: 'redaction' });
+    child.warn({ request: { method: 'GET', headers: { cookie: 'session=leaked-in-request' } }, delivery, attempt: 2, ok: false }, 'nested redaction check');
+    const nested = server.logs.find((l) => l.msg === 'nested redaction check');
+    expect(nested).toMatchObject({
+      component: 'redaction',
+      request: { method: 'GET', headers: { cookie: '[redacted]' } },
+      delivery: { url: 'https://hooks.example/x', headers: { Accept: 'application/json', authorization: '[redacted]' } },
+      attempt: 2,
+      ok: false,
+    });
+    expect(delivery.headers.authorization).toBe('Bearer leaked-in-delivery');
+    expect(JSON.stringify(server.logs)).not.toMatch(/leaked-in-(request|delivery)/);
   });
 
   it('never contain the platform key or Authorization header', async () => {
