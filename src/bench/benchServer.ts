@@ -35,6 +35,15 @@ export type BenchStore = string | { dataDir: string };
 
 const SCRIPT = new URL('./serverWorker.js', import.meta.url);
 
+/**
+ * The server's environment: the bench's, in production mode as the Docker image runs it (graphql-js
+ * then skips a check it makes in development on every type test, against a second copy of
+ * itself), unless NODE_ENV is set.
+ */
+function serverEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+}
+
 /** Either kind of server: both send messages and say when they end. */
 export type Host = Worker | ChildProcess;
 
@@ -81,7 +90,7 @@ export async function startBenchServer(store: BenchStore, logLevel: LogLevel, op
   let send: (request: ServerWorkerRequest) => void;
   let stop: () => Promise<void>;
   if (options.process) {
-    const child = fork(SCRIPT, [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(SCRIPT, [], { execArgv: ['--expose-gc'], env: serverEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     host = child;
     send = (request) => void child.send(request);
     stop = async () => {
@@ -92,7 +101,7 @@ export async function startBenchServer(store: BenchStore, logLevel: LogLevel, op
     };
     send({ kind: 'start', data });
   } else {
-    const worker = new Worker(SCRIPT, { workerData: data });
+    const worker = new Worker(SCRIPT, { workerData: data, env: serverEnv() });
     host = worker;
     send = (request) => worker.postMessage(request);
     stop = async () => void (await worker.terminate());
