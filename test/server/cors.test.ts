@@ -156,6 +156,18 @@ describe.each(STORE_KINDS)('CORS for browser apps (%s)', (kind) => {
     const bare = await fetch(open.endpoint, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
     expect(bare.status).toBeGreaterThanOrEqual(400);
     expect(bare.headers.get('access-control-allow-origin')).toBeNull();
+    // Nor is an OPTIONS that asks for no method: not found, with a coded body.
+    const notPreflight = await fetch(open.endpoint, { method: 'OPTIONS', headers: { origin: pageA.origin } });
+    expect(notPreflight.status).toBe(404);
+    expect(((await notPreflight.json()) as Json).errors[0].extensions.code).toBe('NOT_FOUND');
+    // A GET (cacheable by revalidation) varies on the caller's token and on Origin both.
+    const get = await fetch(`${shared.endpoint}?query=${encodeURIComponent(QUERY.query)}`, { headers: { authorization: `Bearer ${shared.token}`, origin: pageA.origin } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBe(pageA.origin);
+    expect(get.headers.get('etag')).toBeTruthy();
+    const varies = (get.headers.get('vary') ?? '').toLowerCase().split(',').map((v) => v.trim());
+    expect(varies).toEqual(expect.arrayContaining(['origin', 'authorization']));
+    expect(new Set(varies).size).toBe(varies.length);
   });
 
   it('refuses an allowed-origins setting that is not a list of origins', async () => {

@@ -9,6 +9,7 @@ import { UploadedArchive, createAdminContext, createAdminSchema } from '../../ad
 import type { AdminService, MailTester, PortabilityPort, TrafficSource } from '../../admin/index.js';
 import { badInput } from '../../errors/index.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { setAnswerHeaders } from '../plugins/cors.js';
 import { readParts, specOperation } from '../multipart.js';
 import { schemaOperations } from '../operation/schemaOperations.js';
 import { requirePlatformKey } from '../plugins/platformKeyAuth.js';
@@ -83,7 +84,7 @@ export function installAdminGraphql(app: FastifyInstance, options: AdminRouteOpt
           { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
           runner,
         ).finally(() => removeSpool(request));
-        return reply.code(response.status).headers(response.headers).send(response.body);
+        return setAnswerHeaders(reply.code(response.status), response.headers).send(response.body);
       },
     });
   });

@@ -9,6 +9,7 @@ import { publicKeySet } from '../../accounts/index.js';
 import { isTesseraError, notFound } from '../../errors/index.js';
 import { unknownApp } from '../appPorts.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
+import { setAnswerHeaders } from '../plugins/cors.js';
 import type { AppOperations } from '../operation/appOperations.js';
 import { callerLabel } from '../operation/callers.js';
 import type { AnsweredOperation } from '../traffic.js';
@@ -51,7 +52,7 @@ export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions
       );
       describe(note);
       report({ ...note, ...callerLabel(live, caller), status: response.status });
-      return reply.code(response.status).headers(response.headers).send(response.body);
+      return setAnswerHeaders(reply.code(response.status), response.headers).send(response.body);
     });
   };
   // GET also takes WebSocket upgrades (the upgrade itself is @fastify/websocket's); every other

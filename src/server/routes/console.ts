@@ -9,6 +9,7 @@ import type { Stats } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { varyOn } from '../plugins/cors.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -147,7 +148,8 @@ export function installConsole(app: FastifyInstance, options: ConsoleOptions = {
     const gzip = acceptsGzip ? file.gzip : undefined;
     // Each encoding is its own representation, with its own validator.
     const etag = gzip ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
-    reply.header('cache-control', cache).header('etag', etag).header('vary', 'accept-encoding');
+    reply.header('cache-control', cache).header('etag', etag);
+    varyOn(reply, 'accept-encoding');
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     if (gzip) reply.header('content-encoding', 'gzip');
     const body = gzip ?? file;
