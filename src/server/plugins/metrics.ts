@@ -4,11 +4,14 @@
 // raw paths or app ids, and error codes from the catalogue.
 
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Metric } from 'prom-client';
 import { ERROR_CODES } from '../../errors/index.js';
 import type { StatementProbe, Store } from '../../store/index.js';
 import { packageVersion } from '../../build/index.js';
 import type { AppCacheStats } from '../appCache.js';
+import { Timings } from './timings.js';
+import type { ExportedMetric } from './timings.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -24,57 +27,34 @@ export interface Metrics {
 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 
+/** Registers one of our own metrics (timings.ts) with prom-client's registry, which reads it as its own. */
+function register(registry: Registry, metric: ExportedMetric): void {
+  registry.registerMetric(metric as unknown as Metric);
+}
+
 export function installMetrics(app: FastifyInstance, store: Store): Metrics {
   // One registry per server, so several servers in one process (tests) do not collide.
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({
-    name: 'tessera_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'tessera_http_request_duration_seconds',
-    help: 'Time to answer HTTP requests, by method, route pattern and status code.',
-    labelNames,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const http = new Timings([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  register(registry, http.counter('tessera_http_requests_total', 'HTTP requests answered, by method, route pattern and status code.'));
+  register(registry, http.histogram('tessera_http_request_duration_seconds', 'Time to answer HTTP requests, by method, route pattern and status code.', ['method', 'route', 'status']));
+  const answered = (method: string, route: string, status: number, seconds: number) => {
+    const series = http.series(`${method}\u0001${route}\u0001${status}`, () => ({ method, route, status: String(status) }));
+    http.observe(series, seconds);
+  };
 
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = {
-      // Bounded label values: unknown methods and unmatched paths collapse into one value each.
-      method: METHODS.has(request.method) ? request.method : 'OTHER',
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    // Bounded label values: unknown methods and unmatched paths collapse into one value each.
+    answered(METHODS.has(request.method) ? request.method : 'OTHER', request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 
-  const operations = new Counter({
-    name: 'tessera_graphql_operations_total',
-    help: 'GraphQL operations answered, by operation type and outcome (ok, or the first error code).',
-    labelNames: ['type', 'outcome'] as const,
-    registers: [registry],
-  });
-  const operationTime = new Histogram({
-    name: 'tessera_graphql_duration_seconds',
-    help: 'Time to answer GraphQL operations (parse, validate, execute), by operation type.',
-    labelNames: ['type'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [registry],
-  });
-  const statementTime = new Histogram({
-    name: 'tessera_db_statement_duration_seconds',
-    help: 'Time of database statements, and of whole transactions, by kind and outcome (ok or error).',
-    labelNames: ['kind', 'outcome'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-    registers: [registry],
-  });
+  const operations = new Timings([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+  register(registry, operations.counter('tessera_graphql_operations_total', 'GraphQL operations answered, by operation type and outcome (ok, or the first error code).'));
+  register(registry, operations.histogram('tessera_graphql_duration_seconds', 'Time to answer GraphQL operations (parse, validate, execute), by operation type.', ['type']));
+  const statements = new Timings([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]);
+  register(registry, statements.histogram('tessera_db_statement_duration_seconds', 'Time of database statements, and of whole transactions, by kind and outcome (ok or error).', ['kind', 'outcome']));
   new Gauge({
     name: 'tessera_db_pool_connections',
     help: "The store's database connections by state: idle, used, and requests waiting for one.",
@@ -99,20 +79,21 @@ export function installMetrics(app: FastifyInstance, store: Store): Metrics {
   });
   return {
     registry,
-    record(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
-    },
+    record: answered,
     operation(type, outcome, seconds) {
       const known = OPERATION_TYPES.has(type) ? type : 'unknown';
-      operations.inc({ type: known, outcome: outcome === 'ok' || outcome in ERROR_CODES ? outcome : 'OTHER' });
-      operationTime.observe({ type: known }, seconds);
+      const counted = outcome === 'ok' || outcome in ERROR_CODES ? outcome : 'OTHER';
+      operations.observe(operations.series(`${known}\u0001${counted}`, () => ({ type: known, outcome: counted })), seconds);
     },
     statements: {
       start(kind) {
         const started = performance.now();
-        return { end: (failed) => statementTime.observe({ kind, outcome: failed ? 'error' : 'ok' }, (performance.now() - started) / 1000) };
+        return {
+          end: (failed) => {
+            const outcome = failed ? 'error' : 'ok';
+            statements.observe(statements.series(`${kind}\u0001${outcome}`, () => ({ kind, outcome })), (performance.now() - started) / 1000);
+          },
+        };
       },
     },
   };
