@@ -37,8 +37,16 @@ export interface GraphQLHttpAnswer {
 /** Codes that decide the HTTP status on their own when a response carries no data. */
 const STATUS_DECIDING: readonly ErrorCode[] = ['INTERNAL', 'UNAUTHENTICATED', 'RATE_LIMITED'];
 
-function respond(status: number, mediaType: MediaType, body: string, extra: Record<string, string> = {}): GraphQLHttpResponse {
-  return { status, headers: { 'content-type': `${mediaType}; charset=utf-8`, ...extra }, body };
+/** The content type of each media type, made once. */
+const CONTENT_TYPES: Readonly<Record<MediaType, string>> = {
+  'application/json': 'application/json; charset=utf-8',
+  'application/graphql-response+json': 'application/graphql-response+json; charset=utf-8',
+};
+
+function respond(status: number, mediaType: MediaType, body: string, extra?: Record<string, string>): GraphQLHttpResponse {
+  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[mediaType] };
+  if (extra) Object.assign(headers, extra);
+  return { status, headers, body };
 }
 
 /**
@@ -118,7 +126,11 @@ export async function handleGraphQLOverHttp(request: GraphQLHttpRequest, runner:
       throw new Error('A subscription reached GraphQL over HTTP');
     case 'result': {
       const { errors, data } = outcome;
-      const body = errors.length > 0 ? `{"data":${data},"errors":${JSON.stringify(errors)}}` : `{"data":${data}}`;
+      if (errors.length === 0) {
+        const response = respond(200, mediaType, `{"data":${data}}`);
+        return { response: method === 'GET' ? revalidated(request, response) : response, note };
+      }
+      const body = `{"data":${data},"errors":${JSON.stringify(errors)}}`;
       // Throttling is an HTTP matter even when other fields answered: 429 with Retry-After.
       const retryAfter = Math.max(0, ...errors.filter((e) => codeOf(e) === 'RATE_LIMITED').map((e) => Number(e.extensions?.retryAfter ?? 1)));
       if (retryAfter > 0) return { response: respond(ERROR_CODES.RATE_LIMITED, mediaType, body, { 'retry-after': String(retryAfter) }), note };

@@ -8,6 +8,7 @@ import type { ListenOptions, NotificationHandler, QueryResult, StatementOptions,
 
 class BoundedStore implements Store {
   readonly kind: Store['kind'];
+  readonly timeoutMs: number;
   readonly #store: Store;
   /** The options every statement runs with: the timeout, and whether it recurs. */
   readonly #once: StatementOptions;
@@ -15,6 +16,7 @@ class BoundedStore implements Store {
 
   constructor(store: Store, timeoutMs: number) {
     this.kind = store.kind;
+    this.timeoutMs = timeoutMs;
     this.#store = store;
     this.#once = { timeoutMs };
     this.#recurring = { recurring: true, timeoutMs };
@@ -52,7 +54,9 @@ class BoundedStore implements Store {
 
 const views = new WeakMap<Store, Map<number, Store>>();
 
+/** The view of `store` whose statements run under `timeoutMs`: a view of that timeout already is itself. */
 export function withStatementTimeout(store: Store, timeoutMs: number): Store {
+  if (store instanceof BoundedStore && store.timeoutMs === timeoutMs) return store;
   let byTimeout = views.get(store);
   if (!byTimeout) {
     byTimeout = new Map();

@@ -60,7 +60,7 @@ export function requestChecks(settings: AppSettings): (request: LimitedRequest) 
   return (request) => {
     const deep = checkVariableDepth(request.variables);
     if (deep.length > 0) return deep;
-    const cost = operationCost({ ...request, defaultPageSize: settings.defaultPageSize });
+    const cost = operationCost({ schema: request.schema, document: request.document, operation: request.operation, variables: request.variables, defaultPageSize: settings.defaultPageSize });
     if (cost <= settings.maxCost) return [];
     const found = Number.isFinite(cost) ? String(cost) : 'more than that';
     return [limitError('maxCost', settings.maxCost, `Query cost limit of ${settings.maxCost} exceeded, found ${found} (app setting maxCost)`, [request.operation])];

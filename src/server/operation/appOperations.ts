@@ -10,7 +10,7 @@ import type { LoginThrottle, Mailer, UserTokenCache } from '../../accounts/index
 import { executeOperation } from '../../compile/index.js';
 import { TesseraError } from '../../errors/index.js';
 import type { ErrorCode } from '../../errors/index.js';
-import { sqlState } from '../../store/index.js';
+import { sqlState, withStatementTimeout } from '../../store/index.js';
 import type { OidcRelyingParty } from '../../oidc/index.js';
 import type { SubscriberDirectory } from '../../realtime/index.js';
 import { mutationPorts } from '../appPorts.js';
@@ -23,6 +23,7 @@ import type { Caller } from './callers.js';
 import { asGraphQLError, codeOf, formatErrors } from './format.js';
 import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOptions } from './outcome.js';
 import { prepareOperation } from './prepare.js';
+import type { DocumentRules } from './prepare.js';
 
 /** SQLSTATEs of a statement that ran into an app moving away: its tables dropped, or a wait for them cut short. */
 const MOVED_STATES = new Set(['42P01', '3F000', '57014']);
@@ -32,18 +33,17 @@ function mayHaveMoved(error: GraphQLError): boolean {
   return state !== undefined && MOVED_STATES.has(state);
 }
 
-/**
- * What this instance knows of a user being an app admin, for the query to go by, and where the
- * query tells what it read (cached only if no change to the app's roles was heard of meanwhile).
- */
-function appAdminOf(tokens: UserTokenCache | undefined, appId: string, caller: Caller): { appAdmin?: boolean; appAdminSeen?: (isAdmin: boolean) => void } {
-  if (tokens === undefined || caller.kind !== 'user') return {};
-  const epoch = tokens.epoch;
-  const known = tokens.appAdmin(appId, caller.userId);
-  return {
-    ...(known === undefined ? {} : { appAdmin: known }),
-    appAdminSeen: (isAdmin) => tokens.rememberAppAdmin(appId, caller.userId, isAdmin, epoch),
-  };
+/** The document rules of an app as loaded (its schema, validated documents and limits), made once per load. */
+const documentRules = new WeakMap<LiveApp, DocumentRules & { suggestions: boolean }>();
+
+function rulesOf(live: LiveApp): DocumentRules & { suggestions: boolean } {
+  let rules = documentRules.get(live);
+  if (!rules) {
+    const limits = appLimits(live.context.app.settings);
+    rules = { schema: live.context.app.schema, documents: live.documents, ...limits };
+    documentRules.set(live, rules);
+  }
+  return rules;
 }
 
 export interface OperationServices {
@@ -101,9 +101,9 @@ export class AppOperations {
     const { live, caller } = call;
     const services = this.#services;
     const schema = live.context.app.schema;
-    const limits = appLimits(live.context.app.settings);
+    const rules = rulesOf(live);
     const format = (errors: readonly GraphQLError[], code?: ErrorCode) =>
-      formatErrors(errors, { requestId: call.requestId, suggestions: limits.suggestions, onInternalError: (err) => call.log.error({ err, appId: live.id, requestId: call.requestId }, 'data operation failed') }, code);
+      formatErrors(errors, { requestId: call.requestId, suggestions: rules.suggestions, onInternalError: (err) => call.log.error({ err, appId: live.id, requestId: call.requestId }, 'data operation failed') }, code);
     const note: OperationNote = { type: 'unknown', outcome: 'ok' };
     const refused = (errors: readonly GraphQLError[], code: ErrorCode): Operated<E> => {
       const formatted = format(errors, code);
@@ -116,7 +116,7 @@ export class AppOperations {
     const resolved = services.persisted.resolve(live.id, live.trusted, enforced, { query: request.query, persistedHash: request.persistedHash });
     if ('error' in resolved) return refused([asGraphQLError(resolved.error)], resolved.error.code);
     const { operationName, variables } = request;
-    const prepared = prepareOperation({ query: resolved.query, operationName, variables }, { schema, documents: live.documents, ...limits }, options.early);
+    const prepared = prepareOperation({ query: resolved.query, operationName, variables }, rules, options.early);
     if ('early' in prepared) return { outcome: { kind: 'early', value: prepared.early }, note };
     if ('errors' in prepared) return refused(prepared.errors, prepared.code);
     const { document, operation } = prepared;
@@ -126,18 +126,25 @@ export class AppOperations {
     if (operation?.operation === 'subscription' && options.streams) {
       return { outcome: { kind: 'subscription', start: { schema, document, operationName, variables, caller, format } }, note };
     }
+    // A user known not to be an app admin reads through statements without the admin arm; the
+    // statement that asks tells this instance's cache what it read (kept only if no change to
+    // the app's roles was heard of meanwhile).
+    const tokens = services.tokens;
+    const userId = caller.kind === 'user' ? caller.userId : undefined;
+    const epoch = tokens?.epoch ?? 0;
     const run = await executeOperation({
       app: live.context,
       shared: live.shared,
-      store: live.store,
+      store: withStatementTimeout(live.store, live.context.app.settings.statementTimeoutMs),
       ports: mutationPorts(live, services, call.address, call.log, services.directory),
       document,
       query: resolved.query,
       operationName,
       variables,
       admin: caller.kind === 'admin',
-      userId: caller.kind === 'user' ? caller.userId : undefined,
-      ...appAdminOf(services.tokens, live.id, caller),
+      userId,
+      appAdmin: tokens !== undefined && userId !== undefined ? tokens.appAdmin(live.id, userId) : undefined,
+      appAdminSeen: tokens !== undefined && userId !== undefined ? (isAdmin) => tokens.rememberAppAdmin(live.id, userId, isAdmin, epoch) : undefined,
     });
     // No data at all means the operation never ran: bad variables or an unknown operation name.
     if (run.data === undefined) return refused(run.errors, 'BAD_USER_INPUT');

@@ -13,6 +13,9 @@ import { setAnswerHeaders } from '../plugins/cors.js';
 import type { AppOperations } from '../operation/appOperations.js';
 import { callerLabel } from '../operation/callers.js';
 import type { AnsweredOperation } from '../traffic.js';
+import type { LiveApp } from '../appRegistry.js';
+import type { Caller } from '../operation/callers.js';
+import type { OperationNote } from '../operation/outcome.js';
 import { traceOperation } from '../tracing.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
 
@@ -25,35 +28,59 @@ export interface AppRouteOptions {
   tracer?: Tracer | undefined;
 }
 
+/** How a refused credential's operation is labelled: no caller was established. */
+const ANONYMOUS_LABEL = { caller: 'anonymous' as const, userId: undefined };
+
+/** A span's namer when no tracer is set. */
+const NOT_TRACED = (): void => undefined;
+
 export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
-  const { operations } = options;
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { appId } = request.params as { appId: string };
-    const origin = { transport: 'http' as const, appId, headers: request.headers, requestId: request.id };
-    return traceOperation(options.tracer, origin, async (describe) => {
-      const live = await operations.app(appId);
-      if (!live) throw notFound(unknownApp(appId));
-      const started = performance.now();
-      const report = (answered: Omit<AnsweredOperation, 'appId' | 'transport' | 'seconds' | 'requestId'>) =>
-        options.onOperation?.({ ...answered, appId: live.id, transport: 'http', seconds: (performance.now() - started) / 1000, requestId: request.id });
-      let caller;
-      try {
-        caller = await operations.identify(live, request.headers.authorization);
-      } catch (err) {
-        // A refused credential is part of the app's traffic too (answered by the error handler).
-        if (isTesseraError(err)) report({ type: 'unknown', outcome: err.code, status: err.status, caller: 'anonymous' });
-        throw err;
-      }
-      // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-      const runner = operations.runner({ live, caller, address: request.ip, requestId: request.id, log: request.log });
-      const { response, note } = await handleGraphQLOverHttp(
-        { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
-        runner,
-      );
-      describe(note);
-      report({ ...note, ...callerLabel(live, caller), status: response.status });
-      return setAnswerHeaders(reply.code(response.status), response.headers).send(response.body);
+  const { operations, tracer } = options;
+  const onOperation = options.onOperation;
+  /** Tells `onOperation` of an answered operation of `live` that started at `started`. */
+  const report = (request: FastifyRequest, live: LiveApp, started: number, note: OperationNote, status: number, caller: Caller | undefined): void => {
+    if (!onOperation) return;
+    const label = caller ? callerLabel(live, caller) : ANONYMOUS_LABEL;
+    onOperation({
+      appId: live.id,
+      transport: 'http',
+      type: note.type,
+      name: note.name,
+      outcome: note.outcome,
+      seconds: (performance.now() - started) / 1000,
+      requestId: request.id,
+      status,
+      caller: label.caller,
+      userId: label.userId,
     });
+  };
+  const answer = async (request: FastifyRequest, reply: FastifyReply, appId: string, describe: (note: OperationNote) => void) => {
+    const live = await operations.app(appId);
+    if (!live) throw notFound(unknownApp(appId));
+    const started = performance.now();
+    let caller;
+    try {
+      caller = await operations.identify(live, request.headers.authorization);
+    } catch (err) {
+      // A refused credential is part of the app's traffic too (answered by the error handler).
+      if (isTesseraError(err)) report(request, live, started, { type: 'unknown', outcome: err.code }, err.status, undefined);
+      throw err;
+    }
+    // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
+    const runner = operations.runner({ live, caller, address: request.ip, requestId: request.id, log: request.log });
+    const { response, note } = await handleGraphQLOverHttp(
+      { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
+      runner,
+    );
+    describe(note);
+    report(request, live, started, note, response.status, caller);
+    return setAnswerHeaders(reply.code(response.status), response.headers).send(response.body);
+  };
+  const handler = (request: FastifyRequest, reply: FastifyReply) => {
+    const { appId } = request.params as { appId: string };
+    if (!tracer) return answer(request, reply, appId, NOT_TRACED);
+    const origin = { transport: 'http' as const, appId, headers: request.headers, requestId: request.id };
+    return traceOperation(tracer, origin, (describe) => answer(request, reply, appId, describe));
   };
   // GET also takes WebSocket upgrades (the upgrade itself is @fastify/websocket's); every other
   // method reaches the core too, which answers 405 for those GraphQL over HTTP does not use.
