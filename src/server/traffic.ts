@@ -85,11 +85,39 @@ function addInto(into: TrafficRow, from: TrafficRow): void {
   });
 }
 
+/** The latest operations of one app: a ring of fixed capacity, the oldest overwritten first. */
+class RecentLines {
+  readonly #lines: LoggedOperation[] = [];
+  /** Where the next line goes once the ring is full: its oldest line. */
+  #oldest = 0;
+
+  constructor(readonly capacity: number) {}
+
+  push(line: LoggedOperation): void {
+    if (this.capacity <= 0) return;
+    if (this.#lines.length < this.capacity) {
+      this.#lines.push(line);
+      return;
+    }
+    this.#lines[this.#oldest] = line;
+    this.#oldest = (this.#oldest + 1) % this.capacity;
+  }
+
+  /** The newest `last` lines, newest first. */
+  newest(last: number): LoggedOperation[] {
+    const lines = this.#lines;
+    const n = lines.length;
+    const out: LoggedOperation[] = [];
+    for (let i = 0; i < Math.min(last, n); i += 1) out.push(lines[(this.#oldest - 1 - i + 2 * n) % n] as LoggedOperation);
+    return out;
+  }
+}
+
 export class TrafficRecorder {
   readonly #store: Store;
   readonly #options: Required<Omit<TrafficOptions, 'onError'>> & Pick<TrafficOptions, 'onError'>;
   /** Recent operations per app, oldest first; the least recently active app goes first. */
-  readonly #recent: LruMap<string, LoggedOperation[]>;
+  readonly #recent: LruMap<string, RecentLines>;
   /** Counts not yet added to the catalog, by app and minute. */
   #pending = new Map<string, TrafficRow>();
   /** The row of #pending counted into last (cleared with it). */
@@ -122,11 +150,10 @@ export class TrafficRecorder {
     };
     let lines = this.#recent.get(op.appId);
     if (!lines) {
-      lines = [];
+      lines = new RecentLines(this.#options.keepPerApp);
       this.#recent.set(op.appId, lines);
     }
     lines.push(line);
-    if (lines.length > this.#options.keepPerApp) lines.shift();
 
     const row = this.#pendingRow(op.appId, Math.floor(now / MINUTE_MS) * MINUTE_MS);
     row.operations += 1;
@@ -152,8 +179,7 @@ export class TrafficRecorder {
 
   /** The app's latest operations on this instance, newest first. */
   recent(appId: string, last: number): LoggedOperation[] {
-    const lines = this.#recent.peek(appId) ?? [];
-    return lines.slice(-last).reverse();
+    return this.#recent.peek(appId)?.newest(last) ?? [];
   }
 
   /** The app's minutes from `since` on, oldest first: the catalog's, plus what this instance has not added yet. */

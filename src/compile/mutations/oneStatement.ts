@@ -33,6 +33,7 @@ import { Outbox } from './outbox.js';
 import { commonPart, edgePart, payloadFields } from './payload.js';
 import { columnInput, relationTarget } from './rows.js';
 import type { Writer } from './writer.js';
+import type { AppContext } from '../context.js';
 
 type Input = Record<string, unknown>;
 type Kind = 'create' | 'update' | 'delete';
@@ -85,20 +86,14 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   }
   if (plan === null) return undefined;
   const id = kind === 'create' ? randomUUID() : decodeId(String(input.id), type.name, 'input.id');
-  const writer = {
-    app: s.app,
-    // Asked for only to hash a password (which built-in types alone have).
-    get accounts() {
-      return m.ports.accounts;
-    },
-  };
+  const writer = new ColumnWriter(s.app, m.ports);
   const written: unknown[] = [id];
   for (const column of plan.columns) {
     const v = column(writer, input);
     written.push(v instanceof Promise ? await v : v);
   }
-  const bound: RequestValues = { ...request, written };
-  const result = await m.store.query<Record<string, string | boolean | null>>(bindPrepared(plan.statement, bound), { recurring: true });
+  const bound: RequestValues = { appId: request.appId, variables: request.variables, settings: request.settings, userId: request.userId, written };
+  const result = await m.store.query<Record<string, string | boolean | null>>(bindPrepared(plan.statement, bound), RECURRING);
   const answer = result.rows[0] ?? {};
   if (answer.written !== true && kind === 'update') throw notFound(`No ${type.name} has the id given to ${s.app.names.mutation('update', type.name)}`);
   const event = answer.event;
@@ -108,6 +103,21 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
     await events.publish(m.store, s.app.app.id).catch((err: unknown) => m.ports.events.lost?.(err));
   }
   return payloadText(plan.parts, answer, input.clientMutationId);
+}
+
+/** What the statement runs with: PostgreSQL may keep it prepared. */
+const RECURRING = { recurring: true } as const;
+
+/** What a column's conversion may use: the app, and the accounts ports, made only when asked for (to hash a password, which built-in types alone have). */
+class ColumnWriter implements Pick<Writer, 'app' | 'accounts'> {
+  constructor(
+    readonly app: AppContext,
+    readonly ports: MutationContext['ports'],
+  ) {}
+
+  get accounts(): Writer['accounts'] {
+    return this.ports.accounts;
+  }
 }
 
 /** The payload's JSON text from the statement's answer, keys in selection order. */
