@@ -86,13 +86,20 @@ type Variant = Access | 'nonAdmin';
 const MAX_PLANS_PER_DOCUMENT = 64;
 
 /**
- * Statement caches per app version (the AppContext), keyed by document and operation: the
- * queries' plans, and the mutations' one-statement writes; `plans` counts the plans held, so
- * that whoever keeps the app loaded can tell what it costs.
+ * A document's plans, by what else they are kept for (the operation, and for queries the kind
+ * of caller).
+ */
+type DocumentEntry<P> = Map<string, ShapedPlans<P>>;
+
+/**
+ * Statement caches per app version (the AppContext), keyed by the document's text (the string a
+ * request brings, hashed once for the document cache as well), then operation: the queries'
+ * plans, and the mutations' one-statement writes; `plans` counts the plans held, so that
+ * whoever keeps the app loaded can tell what it costs.
  */
 interface StatementCache {
-  documents: LruMap<string, ShapedPlans<RootPlan[]>>;
-  writes: LruMap<string, ShapedPlans<WritePlan>>;
+  documents: LruMap<string, DocumentEntry<RootPlan[]>>;
+  writes: LruMap<string, DocumentEntry<WritePlan>>;
   plans: number;
 }
 const caches = new WeakMap<AppContext, StatementCache>();
@@ -114,20 +121,25 @@ function cacheOf(app: AppContext): StatementCache {
 }
 
 /** A document let go takes its plans with it. */
-function releasePlans<P>(_key: string, plans: ShapedPlans<P>): void {
-  plans.clear();
+function releasePlans<P>(_query: string, entry: DocumentEntry<P>): void {
+  for (const plans of entry.values()) plans.clear();
 }
 
-/** The document's plans in `plans` (the cache's queries or writes), made empty when it has none. */
-function documentPlans<P>(cache: StatementCache, plans: LruMap<string, ShapedPlans<P>>, key: string): ShapedPlans<P> {
-  let entry = plans.get(key);
+/** The plans of document `query` kept under `key` in `documents` (the cache's queries or writes), made empty when it has none. */
+function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, key: string): ShapedPlans<P> {
+  let entry = documents.get(query);
   if (!entry) {
-    entry = new ShapedPlans<P>(MAX_PLANS_PER_DOCUMENT, (delta) => {
+    entry = new Map();
+    documents.set(query, entry);
+  }
+  let plans = entry.get(key);
+  if (!plans) {
+    plans = new ShapedPlans<P>(MAX_PLANS_PER_DOCUMENT, (delta) => {
       cache.plans += delta;
     });
-    plans.set(key, entry);
+    entry.set(key, plans);
   }
-  return entry;
+  return plans;
 }
 
 /** How many compiled plans the app version's statement cache holds (0 before its first query). */
@@ -187,7 +199,7 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
   const home = args.shared ?? args.app;
   const cache = cacheOf(home);
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
-  const entry = documentPlans(cache, cache.documents, `${variant}\u0000${args.operationName ?? ''}\u0000${args.query}`);
+  const entry = documentPlans(cache, cache.documents, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`);
   const cached = entry.get(request.variables);
   if (cached) return cached;
   const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
@@ -322,7 +334,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
     const cache = cacheOf(args.app);
-    const writePlans = documentPlans(cache, cache.writes, `${args.operationName ?? ''}\u0000${args.query}`);
+    const writePlans = documentPlans(cache, cache.writes, args.query, args.operationName ?? '');
     for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Mutation']))) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {

@@ -44,6 +44,13 @@ export class SubscriberDirectory {
     }
   }
 
+  /** Whether anyone may be subscribed to the app's events, when this instance knows without asking the catalog. */
+  known(appId: string): boolean | undefined {
+    if ((this.#local.get(appId) ?? 0) > 0) return true;
+    const cached = this.#cache.get(appId);
+    return cached && Date.now() - cached.at < CACHE_MS ? cached.has : undefined;
+  }
+
   /** Whether anyone, on any instance, may be subscribed to the app's events. */
   async has(appId: string): Promise<boolean> {
     if ((this.#local.get(appId) ?? 0) > 0) return true;

@@ -82,7 +82,7 @@ class OperationPorts implements MutationPorts {
   get events(): EventPorts {
     const directory = this.#directory;
     this.#events ??= {
-      wanted: directory && (() => directory.has(this.#app.id)),
+      wanted: directory && (() => directory.known(this.#app.id) ?? directory.has(this.#app.id)),
       lost: (err) => this.#log?.error({ err, appId: this.#app.id }, 'row events of a committed mutation were not published'),
     };
     return this.#events;

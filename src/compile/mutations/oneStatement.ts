@@ -32,6 +32,7 @@ import { RowEvents, rowJson } from './events.js';
 import { Outbox } from './outbox.js';
 import { commonPart, edgePart, payloadFields } from './payload.js';
 import { columnInput, relationTarget } from './rows.js';
+import { eventsWanted } from './writer.js';
 import type { Writer } from './writer.js';
 import type { AppContext } from '../context.js';
 
@@ -74,8 +75,10 @@ export interface WritePlans {
 export async function writeInOneStatement(s: CompileState, m: MutationContext, kind: Kind, type: ModelType, input: Input, payloadType: string, nodes: readonly FieldNode[], kept?: WritePlans): Promise<string | undefined> {
   // Built-in types (users, roles, files) do more on a write than change a row.
   if (type.builtin) return undefined;
-  if (new Outbox(m.ports.functions).wants(s.app.names.mutation(kind, type.name))) return undefined;
-  const wanted = m.ports.events.wanted ? await m.ports.events.wanted() : true;
+  const functions = m.ports.functions;
+  if (functions && new Outbox(functions).wants(s.app.names.mutation(kind, type.name))) return undefined;
+  const asked = eventsWanted(m.ports.events);
+  const wanted = typeof asked === 'boolean' ? asked : await asked;
   const request = s.binder.request;
   const prefix = kept ? `${kept.key}\u0001${s.access}${request.userId === undefined ? '-' : 'u'}${wanted ? 'e' : '-'}\u0001${inputShape(type, input)}\u0001` : '';
   let plan = kept?.plans.get(request.variables, prefix);

@@ -78,11 +78,21 @@ export async function runMutation(s: CompileState, m: MutationContext, nodes: re
     case 'delete': {
       const type = s.app.type(role.type);
       const kind = role.kind;
-      const caller = hookCaller(m);
-      const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
-      const hooked = await hookedInput(s.app, m.ports.hooks, caller, node.name.value, target, input);
+      const hooks = m.ports.hooks;
+      // Most apps attach no BEFORE function: their writes go on with the input as it came.
+      let hooked = input;
+      if (hooks) {
+        const caller = hookCaller(m);
+        const target = { type: kind === 'create' ? type : undefined, inputType: inputTypeOf(def), refusal: anonymousRefusal(caller, kind, [type]) };
+        hooked = await hookedInput(s.app, hooks, caller, node.name.value, target, input);
+      }
       const kept = m.writePlans && { plans: m.writePlans, key: node.alias?.value ?? node.name.value };
-      const answered = await coded(s.app, () => writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes, kept));
+      let answered: string | undefined;
+      try {
+        answered = await writeInOneStatement(s, m, kind, type, hooked, payloadType, nodes, kept);
+      } catch (err) {
+        throw writeError(s.app, err);
+      }
       if (answered !== undefined) return answered;
       return written(s, m, (w) => rowMutation(s, w, kind, type, hooked, payloadType, nodes));
     }

@@ -18,8 +18,14 @@ import type { FunctionPorts, OutboxCaller } from './outbox.js';
 export interface EventPorts {
   /** Row events of a committed mutation could not be published (subscribers miss them). */
   lost?(err: unknown): void;
-  /** Whether anyone may hear the app's row events; when false a mutation publishes none. */
-  wanted?: (() => Promise<boolean>) | undefined;
+  /** Whether anyone may hear the app's row events; when false a mutation publishes none. A
+   * boolean when it is known at once (the usual case), a promise when it must be read. */
+  wanted?: (() => boolean | Promise<boolean>) | undefined;
+}
+
+/** Whether anyone may hear the app's row events (true when the ports cannot tell). */
+export function eventsWanted(events: EventPorts): boolean | Promise<boolean> {
+  return events.wanted ? events.wanted() : true;
 }
 
 /** What mutations need from the rest of the server, bound to one app and caller. */
@@ -76,7 +82,8 @@ export async function writeTransaction<T>(store: Store, s: CompileState, ports: 
   const outbox = new Outbox(ports.functions, caller);
   // Asked before the transaction (the embedded store runs one statement at a time, and the
   // answer is usually cached): a subscription that opens while the mutation runs may miss it.
-  const wanted = ports.events.wanted ? await ports.events.wanted() : true;
+  const asked = eventsWanted(ports.events);
+  const wanted = typeof asked === 'boolean' ? asked : await asked;
   let blobsRemoved = false;
   let rolesTouched = false;
   const result = await store.transaction(async (opened) => {
