@@ -26,6 +26,7 @@ import { ShapedPlans } from './plans.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
+import { coerceVariables } from './variables.js';
 import type { Access } from './state.js';
 import { planCustomField, runCustomField } from './resolvers/customField.js';
 import type { CustomPlan, CustomRun } from './resolvers/customField.js';
@@ -316,7 +317,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   const args = store === input.store ? input : { ...input, store };
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) return { errors: [new GraphQLError('Unknown operation: give operationName when the document holds several')] };
-  const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
+  const coerced = coerceVariables(args.app.app.schema, operation, args.variables ?? {});
   if (coerced.errors) return { errors: [...coerced.errors] };
   const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
   const errors: GraphQLError[] = [];

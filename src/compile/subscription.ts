@@ -8,7 +8,7 @@
 // subscriber of the same subscription (as Hasura multiplexes live queries). Subscribers whose
 // rules do not return the row are not answered, and do not hear of the event.
 
-import { GraphQLError, Kind, getOperationAST, getVariableValues } from 'graphql';
+import { GraphQLError, Kind, getOperationAST } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
 import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
 import { roleOf } from '../graphql/index.js';
@@ -26,6 +26,7 @@ import type { PreparedStatement, RequestValues } from './params.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields, subSelections } from './selection.js';
 import { CompileState } from './state.js';
+import { coerceVariables } from './variables.js';
 import { jsonObject } from './values.js';
 import { checkPattern, whereAll, wherePredicate } from './where.js';
 
@@ -166,7 +167,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) throw badInput('Unknown operation: give operationName when the document holds several');
   if (operation.operation !== 'subscription') throw badInput(`A ${operation.operation} is not a subscription`);
-  const coerced = getVariableValues(args.app.app.schema, operation.variableDefinitions ?? [], args.variables ?? {}, { maxErrors: 25 });
+  const coerced = coerceVariables(args.app.app.schema, operation, args.variables ?? {});
   if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
   const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
   const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER);
