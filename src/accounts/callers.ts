@@ -24,6 +24,20 @@ export async function tokenUser(store: Store, app: AccountApp, token: string, ca
   return verified.userId;
 }
 
+/**
+ * The user a token names when this instance verified the token before and knows the user's
+ * state (the usual case, answered without a promise); undefined when tokenUser must check it.
+ * Throws UNAUTHENTICATED for a token the user's state refuses.
+ */
+export function knownTokenUser(app: AccountApp, token: string, cache: UserTokenCache): string | undefined {
+  const seen = cache.token(cache.tokenKey(app.id, token), app.keys);
+  if (!seen) return undefined;
+  const state = cache.user(app.id, seen.userId);
+  if (state === undefined) return undefined;
+  if (state.pwf !== seen.pwf || state.gen !== seen.gen) throw unauthenticated(TOKEN_REFUSED);
+  return seen.userId;
+}
+
 /** The token as verified before, or verified now (and remembered when valid). */
 async function cachedToken(cache: UserTokenCache, app: AccountApp, token: string): Promise<VerifiedToken> {
   const key = cache.tokenKey(app.id, token);

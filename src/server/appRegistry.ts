@@ -20,6 +20,7 @@ import { documentRulesKey } from './limits/index.js';
 import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
 import { DEFAULT_APP_CACHE_MB } from './config.js';
 import type { AppCacheStats, SharedSchema } from './appCache.js';
+import { TokenVerdicts } from './tokenVerdicts.js';
 
 export interface LiveApp {
   id: string;
@@ -51,8 +52,6 @@ export function accountApp(app: LiveApp): AccountApp {
   return { id: app.id, name: app.name, keys: app.keys, model: app.context.app.model, settings: app.context.app.settings };
 }
 
-/** Admin tokens' answers are kept this long (a deleted token is forgotten at once on notification). */
-const TOKEN_AGE_MS = 30_000;
 /** An app in use is read again in the background after this long: the backstop for a change no one notified. */
 export const APP_REFRESH_MS = 5 * 60_000;
 /** A refresh that failed is tried again after this long, by the next request. */
@@ -98,7 +97,8 @@ export class AppRegistry {
   readonly #cache: AppCache<LiveApp>;
   /** Loads in progress, so that concurrent requests for an app load it once. */
   readonly #loading = new Map<string, Promise<LiveApp | null>>();
-  readonly #tokens = new Map<string, { valid: boolean; at: number }>();
+  /** Admin token verdicts read lately (any change to an app forgets them all). */
+  readonly #tokens = new TokenVerdicts();
   #unlisten: (() => Promise<void>) | undefined;
 
   readonly #onUpgradeError: (appId: string, err: unknown) => void;
@@ -159,17 +159,23 @@ export class AppRegistry {
   async get(appId: string): Promise<LiveApp | null> {
     // A path segment that cannot be an id (NUL, 2,000 characters, `..`) never reaches the store.
     if (!isAppId(appId)) return null;
+    return this.loaded(appId) ?? this.#loadOnce(appId);
+  }
+
+  /**
+   * The live app with this id when it is loaded here, without a promise; undefined when `get`
+   * must load it (or when there is no such app).
+   */
+  loaded(appId: string): LiveApp | undefined {
     const cached = this.#cache.get(appId);
-    if (cached) {
-      // The request goes on with what is cached; the refresh replaces it once read.
-      if (Date.now() - cached.loadedAt >= APP_REFRESH_MS && !this.#loading.has(appId)) {
-        this.#loadOnce(appId, cached).catch(() => {
-          cached.loadedAt = Date.now() - APP_REFRESH_MS + REFRESH_RETRY_MS;
-        });
-      }
-      return cached;
+    if (!cached) return undefined;
+    // The request goes on with what is cached; the refresh replaces it once read.
+    if (Date.now() - cached.loadedAt >= APP_REFRESH_MS && !this.#loading.has(appId)) {
+      this.#loadOnce(appId, cached).catch(() => {
+        cached.loadedAt = Date.now() - APP_REFRESH_MS + REFRESH_RETRY_MS;
+      });
     }
-    return this.#loadOnce(appId);
+    return cached;
   }
 
   /** Loads the app (again, when `previous` is cached), or joins the load under way, and caches the result. */
@@ -261,15 +267,17 @@ export class AppRegistry {
     return moved;
   }
 
+  /** Whether `token` is a live admin token of the app, when this instance knows it (undefined: ask isAdminToken). */
+  knownAdminToken(app: LiveApp, token: string): boolean | undefined {
+    return this.#tokens.get(app.id, token);
+  }
+
   /** Whether `token` is a live admin token of the app. */
   async isAdminToken(app: LiveApp, token: string): Promise<boolean> {
-    const hash = tokenHash(token);
-    const key = `${app.id}:${hash}`;
-    const cached = this.#tokens.get(key);
-    if (cached && Date.now() - cached.at < TOKEN_AGE_MS) return cached.valid;
-    const valid = (await findAdminToken(app.store, app.id, hash)) !== null;
-    if (this.#tokens.size > 10_000) this.#tokens.clear();
-    this.#tokens.set(key, { valid, at: Date.now() });
+    const known = this.knownAdminToken(app, token);
+    if (known !== undefined) return known;
+    const valid = (await findAdminToken(app.store, app.id, tokenHash(token))) !== null;
+    this.#tokens.set(app.id, token, valid);
     return valid;
   }
 }

@@ -18,7 +18,7 @@ import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import type { FunctionCalling } from '../../functions/index.js';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
-import { callerOf } from './callers.js';
+import { callerNow, callerOf } from './callers.js';
 import type { Caller } from './callers.js';
 import { asGraphQLError, codeOf, formatErrors } from './format.js';
 import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOptions } from './outcome.js';
@@ -87,9 +87,19 @@ export class AppOperations {
     return callerOf(this.#services, live, authorization);
   }
 
+  /** The caller, without a promise when this instance knows the credential already (see callerNow). */
+  identifyNow(live: LiveApp, authorization: string | string[] | undefined): Caller | Promise<Caller> {
+    return callerNow(this.#services, live, authorization);
+  }
+
   /** The live app with this id, or null. */
   app(appId: string): Promise<LiveApp | null> {
     return this.#services.registry.get(appId);
+  }
+
+  /** The live app with this id when this instance holds it loaded (most requests); undefined: ask `app`. */
+  loaded(appId: string): LiveApp | undefined {
+    return this.#services.registry.loaded(appId);
   }
 
   /** Runs operations of `call.live` for `call.caller`. */

@@ -2,7 +2,7 @@
 // key or one of the app's admin tokens) or one of the app's users (a user token whose user
 // still exists with the password the token was issued under).
 
-import { TOKEN_REFUSED, tokenUser, userApiId } from '../../accounts/index.js';
+import { TOKEN_REFUSED, knownTokenUser, tokenUser, userApiId } from '../../accounts/index.js';
 import type { UserTokenCache } from '../../accounts/index.js';
 import { unauthenticated } from '../../errors/index.js';
 import { accountApp } from '../appRegistry.js';
@@ -33,14 +33,33 @@ export function bearerToken(value: string | string[] | undefined): string | unde
 
 /** The caller an Authorization value names; throws UNAUTHENTICATED for a refused token. */
 export async function callerOf(sources: CallerSources, app: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
+  return callerNow(sources, app, authorization);
+}
+
+/**
+ * The caller an Authorization value names, without a promise when this instance knows the
+ * credential already (anonymous, the platform key, a token checked lately: most requests).
+ * Throws UNAUTHENTICATED for a refused token, or rejects with it.
+ */
+export function callerNow(sources: CallerSources, app: LiveApp, authorization: string | string[] | undefined): Caller | Promise<Caller> {
   const token = bearerToken(authorization);
   if (token === undefined) return { kind: 'anonymous' };
   if (token.startsWith('tat_')) {
-    if (await sources.registry.isAdminToken(app, token)) return { kind: 'admin', operator: false };
+    const known = sources.registry.knownAdminToken(app, token);
+    if (known === undefined) return adminTokenCaller(sources.registry, app, token);
+    if (known) return { kind: 'admin', operator: false };
     throw unauthenticated(TOKEN_REFUSED);
   }
   if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
-  return { kind: 'user', userId: await tokenUser(app.store, accountApp(app), token, sources.tokens) };
+  const account = accountApp(app);
+  const known = sources.tokens && knownTokenUser(account, token, sources.tokens);
+  if (known !== undefined) return { kind: 'user', userId: known };
+  return tokenUser(app.store, account, token, sources.tokens).then((userId) => ({ kind: 'user', userId }));
+}
+
+async function adminTokenCaller(registry: AppRegistry, app: LiveApp, token: string): Promise<Caller> {
+  if (await registry.isAdminToken(app, token)) return { kind: 'admin', operator: false };
+  throw unauthenticated(TOKEN_REFUSED);
 }
 
 /** Who asked, as an app's request log shows it: the kind of caller, and a user's API id. */
