@@ -130,6 +130,9 @@ export class PostgresStore implements Store {
   readonly #maxUses: number;
   /** Each connection's counted uses so far. */
   readonly #uses = new WeakMap<PoolClient, number>();
+  /** Connections whose 'error' events this store hears, and the error each reported, if any. */
+  readonly #listened = new WeakSet<PoolClient>();
+  readonly #lost = new WeakMap<PoolClient, Error>();
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresOptions) {
@@ -244,19 +247,19 @@ export class PostgresStore implements Store {
       throw unreachable(err, this.#cluster);
     }
     // A connection that fails while checked out reports it as an 'error' event, which would be
-    // an uncaught exception without a listener; the statement in flight fails on its own.
-    let lost: Error | undefined;
-    const onError = (err: Error) => {
-      lost = err;
-    };
-    client.on('error', onError);
+    // an uncaught exception without a listener; the statement in flight fails on its own. The
+    // listener stays from the connection's first checkout on, rather than being added and
+    // removed around every statement; a connection that failed is never checked out again.
+    if (!this.#listened.has(client)) {
+      this.#listened.add(client);
+      client.on('error', (err: Error) => this.#lost.set(client, err));
+    }
     const checkout: Checkout = {
       client,
       counted: false,
       release: (broken) => {
-        client.removeListener('error', onError);
         // `true` makes the pool end the connection rather than keep it.
-        client.release(broken ?? lost ?? (checkout.counted && this.#wornOut(client)));
+        client.release(broken ?? this.#lost.get(client) ?? (checkout.counted && this.#wornOut(client)));
       },
     };
     return checkout;

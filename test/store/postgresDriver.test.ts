@@ -44,6 +44,43 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
     }
   });
 
+  it('drops a pooled connection cut while checked out, running a statement or idle in a transaction, and goes on with a new one', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 1 });
+    const pid = async () => (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`, { recurring: true })).rows[0]!.pid;
+    const cut = (target: number) => t.store.query(sql`SELECT pg_terminate_backend(${target}::int)`);
+    try {
+      // Cut while a statement runs: the statement fails with it.
+      const first = await pid();
+      const running = store.query(sql`SELECT pg_sleep(5)`);
+      for (let i = 0; ; i += 1) {
+        const seen = await t.store.query(sql`SELECT 1 FROM pg_stat_activity WHERE pid = ${first}::int AND query LIKE '%pg_sleep%'`);
+        if (seen.rows.length > 0) break;
+        if (i > 500) throw new Error('the statement never ran');
+        await sleep(10);
+      }
+      await cut(first);
+      await expect(running).rejects.toThrow();
+      // The pool's one connection was dropped, not given back broken.
+      const second = await pid();
+      expect(second).not.toBe(first);
+      // Cut between two statements of a transaction: the connection reports it as an event
+      // while no statement is in flight (unheard, it would end the process), and the
+      // transaction fails at its next statement.
+      const tx = store.transaction(async (inner) => {
+        await inner.query(sql`SELECT 1`);
+        await cut(second);
+        await sleep(300);
+        await inner.query(sql`SELECT 2`);
+      });
+      await expect(tx).rejects.toThrow();
+      expect(await pid()).not.toBe(second);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
   it('replaces a pooled connection after the uses it is given, and never with 0', async () => {
     const t = await openTestStore('postgres', { catalog: false });
     const pidsWith = async (connectionUses: number): Promise<Set<number>> => {
