@@ -31,6 +31,17 @@ function argumentsOf(s: CompileState, parent: string, node: FieldNode): Record<s
   return readArguments(fieldOf(s, parent, node.name.value).args, node.arguments, s.binder);
 }
 
+/**
+ * The JSON of row `z` of `type`, an alias already in scope (a write's row, in its RETURNING),
+ * or SQL NULL when the caller may not read it.
+ */
+export function rowAt(s: CompileState, typeName: string, z: SqlFragment, nodes: readonly FieldNode[]): SqlFragment {
+  const type = s.app.type(typeName);
+  const object = modelObject(s, type, z, modelFields(s, type.name, nodes));
+  const allowed = s.allowed(type, 'read', z);
+  return allowed === TRUE ? object : sql`CASE WHEN ${allowed} THEN ${object} END`;
+}
+
 /** The JSON of one row of `type` by uuid parameter, or SQL NULL. */
 export function rowById(s: CompileState, typeName: string, id: SqlFragment, nodes: readonly FieldNode[], from?: SqlFragment): SqlFragment {
   const type = s.app.type(typeName);

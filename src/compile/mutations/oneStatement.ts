@@ -1,5 +1,5 @@
-// The common create, update and delete as one statement, `WITH changed AS (INSERT | UPDATE |
-// DELETE … RETURNING *) SELECT <payload>`, committed on its own, where the general path runs
+// The common create, update and delete as one statement, `INSERT | UPDATE | DELETE … RETURNING
+// <payload>`, committed on its own, where the general path runs
 // BEGIN, its checks, the write, the payload's SELECT and COMMIT. Taken only when that path would
 // run no other statement (no rule that depends on the row or on linked objects, no nested
 // create, no link moved, no EVENT function, no built-in type) and the payload reads the written
@@ -23,7 +23,7 @@ import { decodeId } from '../ids.js';
 import { Binder, Slot, bindPrepared, prepare } from '../params.js';
 import type { PreparedStatement, RequestValues } from '../params.js';
 import type { ShapedPlans } from '../plans.js';
-import { rowById } from '../read.js';
+import { rowAt } from '../read.js';
 import { CompileState } from '../state.js';
 import { castOf } from '../values.js';
 import { createHoldsAlways, existingHoldsAlways, linkHoldsAlways } from './checks.js';
@@ -39,8 +39,11 @@ import type { AppContext } from '../context.js';
 type Input = Record<string, unknown>;
 type Kind = 'create' | 'update' | 'delete';
 
-/** The rows the statement writes, as its payload reads them. */
-const CHANGED = ident('tessera$changed');
+/** The written row, as the statement's RETURNING names it. */
+const WRITTEN = ident('tessera$row');
+
+/** The written row as a relation of one row, for the payload reads that alias it again (an edge's). */
+const CHANGED = sql`(SELECT ${WRITTEN}.*)`;
 
 /** One value the statement writes, from the request's input (checked and converted; may throw a coded error). */
 type ColumnInput = (w: Pick<Writer, 'app' | 'accounts'>, input: Input) => unknown;
@@ -172,29 +175,29 @@ function compilePlan(s0: CompileState, kind: Kind, type: ModelType, input: Input
   if (!write) return none;
   const parts = payloadParts(s, type, id, payloadType, nodes);
   if (!parts) return none;
-  const e = ident('e');
-  const selected = [sql`EXISTS (SELECT 1 FROM ${CHANGED}) AS ${ident('written')}`, ...parts.reads];
-  if (wanted) selected.push(sql`(SELECT ${rowJson(s.app, type.name, e)} FROM ${CHANGED} ${e}) AS ${ident('event')}`);
-  const statement = sql`WITH ${CHANGED} AS (${write} RETURNING *) SELECT ${join(selected)}`;
+  // The payload is read in the write's own RETURNING: a row comes back only when one was written.
+  const selected = [sql`TRUE AS ${ident('written')}`, ...parts.reads];
+  if (wanted) selected.push(sql`${rowJson(s.app, type.name, WRITTEN)} AS ${ident('event')}`);
+  const statement = sql`${write} RETURNING ${join(selected)}`;
   // The write names the table once; any other read of it would not see the write, so such a
   // payload (or a rule it is read under) takes the general path.
   if (identCount(statement, s.app.dbSchema, type.table) !== 1) return none;
   return { plan: { statement: prepare(statement), columns, parts: parts.parts, event: wanted }, shapes: binder.shapes };
 }
 
-/** The write, without its RETURNING; undefined when the input asks for more than one row's change. */
+/** The write, its row aliased WRITTEN, without its RETURNING; undefined when the input asks for more than one row's change. */
 function writeOf(s: CompileState, kind: Kind, type: ModelType, input: Input, id: SqlFragment, columns: ColumnInput[]): SqlFragment | undefined {
   const table = s.app.table(type.table);
-  if (kind === 'delete') return sql`DELETE FROM ${table} WHERE id = ${id}::uuid`;
+  if (kind === 'delete') return sql`DELETE FROM ${table} AS ${WRITTEN} WHERE ${WRITTEN}.id = ${id}::uuid`;
   const row = columnsOf(s, type, input, columns);
   if (!row) return undefined;
   if (kind === 'update') {
     const sets = [sql`"modifiedAt" = now()`, ...row.map(([column, v]) => sql`${column} = ${v}`)];
-    return sql`UPDATE ${table} SET ${join(sets)} WHERE id = ${id}::uuid`;
+    return sql`UPDATE ${table} AS ${WRITTEN} SET ${join(sets)} WHERE ${WRITTEN}.id = ${id}::uuid`;
   }
   const names = [ident('id'), ...row.map(([column]) => column)];
   const values = [sql`${id}::uuid`, ...row.map(([, v]) => v)];
-  return sql`INSERT INTO ${table} (${join(names)}) VALUES (${join(values)})`;
+  return sql`INSERT INTO ${table} AS ${WRITTEN} (${join(names)}) VALUES (${join(values)})`;
 }
 
 /**
@@ -247,7 +250,7 @@ function payloadParts(s: CompileState, type: ModelType, id: SqlFragment, payload
     const { key, group, role } = selection;
     const prefix = `${JSON.stringify(key)}:`;
     if (role?.kind === 'clientMutationId') parts.push({ prefix, clientMutationId: true });
-    else if (role?.kind === 'changedRow') read(prefix, rowById(s, type.name, id, group, CHANGED));
+    else if (role?.kind === 'changedRow') read(prefix, rowAt(s, type.name, WRITTEN, group));
     else if (role?.kind === 'changedEdge') read(prefix, edgePart(s, type.name, id, group, CHANGED));
     else {
       const common = commonPart(s, payloadType, selection, undefined);
