@@ -148,11 +148,37 @@ export function cachedPlans(app: AppContext): number {
   return caches.get(app)?.plans ?? 0;
 }
 
+/** A document's fragments by name, found once per document (documents are cached). */
+const fragmentsByDocument = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
+
 function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
-  const out: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+  let out = fragmentsByDocument.get(document);
+  if (!out) {
+    out = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) out[d.name.value] = d;
+    fragmentsByDocument.set(document, out);
+  }
   return out;
 }
+
+/**
+ * The root fields of operations whose top selections are plain fields (no fragment, no
+ * directive, so no variable can change them): collected once per operation. Null: collected
+ * for each request.
+ */
+const plainRootFields = new WeakMap<OperationDefinitionNode, ReadonlyMap<string, FieldNode[]> | null>();
+
+function mutationRootFields(s: CompileState, operation: OperationDefinitionNode): ReadonlyMap<string, FieldNode[]> {
+  let roots = plainRootFields.get(operation);
+  if (roots === undefined) {
+    const plain = operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && (selection.directives?.length ?? 0) === 0);
+    roots = plain ? collectFields(s, [operation.selectionSet], MUTATION) : null;
+    plainRootFields.set(operation, roots);
+  }
+  return roots ?? collectFields(s, [operation.selectionSet], MUTATION);
+}
+
+const MUTATION: ReadonlySet<string> = new Set(['Mutation']);
 
 function fieldError(err: unknown, node: FieldNode, key: string): GraphQLError {
   const original = err instanceof Error ? err : new Error(String(err));
@@ -336,7 +362,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
     const cache = cacheOf(args.app);
     const writePlans = documentPlans(cache, cache.writes, args.query, args.operationName ?? '');
-    for (const [key, nodes] of collectFields(s, [operation.selectionSet], new Set(['Mutation']))) {
+    for (const [key, nodes] of mutationRootFields(s, operation)) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {
         texts.push([key, '"Mutation"']);
