@@ -119,6 +119,8 @@ export class AppCache<T extends Cacheable> {
   readonly #budget: number;
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
   readonly #entries = new Map<string, { app: T; bytes: number }>();
+  /** The id inserted last into #entries, while it is there: using it again moves nothing. */
+  #newest: string | undefined;
   readonly #schemas = new Map<string, Pooled>();
   #appBytes = 0;
   #schemaBytes = 0;
@@ -162,8 +164,12 @@ export class AppCache<T extends Cacheable> {
   get(id: string): T | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    this.#entries.delete(id);
-    this.#entries.set(id, entry);
+    // Most requests in a row are for the app used last: it is the newest already.
+    if (this.#newest !== id) {
+      this.#entries.delete(id);
+      this.#entries.set(id, entry);
+      this.#newest = id;
+    }
     const bytes = entry.app.ownBytes();
     // Present: a cached app holds its schema in the pool.
     const pooled = this.#schemas.get(entry.app.schema.key);
@@ -189,6 +195,7 @@ export class AppCache<T extends Cacheable> {
     this.delete(app.id);
     const bytes = app.ownBytes();
     this.#entries.set(app.id, { app, bytes });
+    this.#newest = app.id;
     this.#appBytes += bytes;
     this.#loads += 1;
     this.#shrink();
@@ -198,6 +205,7 @@ export class AppCache<T extends Cacheable> {
     const entry = this.#entries.get(id);
     if (!entry) return false;
     this.#entries.delete(id);
+    if (this.#newest === id) this.#newest = undefined;
     this.#appBytes -= entry.bytes;
     this.release(entry.app.schema);
     return true;
