@@ -18,31 +18,36 @@ export const TOKEN_REFUSED = 'The token is invalid, expired or revoked';
 
 /** The row uuid of the user a token of `app` names; UNAUTHENTICATED for anything else. */
 export async function tokenUser(store: Store, app: AccountApp, token: string, cache?: UserTokenCache): Promise<string> {
-  const verified = cache ? await cachedToken(cache, app, token) : await verifiedToken(app, token);
-  const state = cache?.user(app.id, verified.userId) ?? (await userState(store, app, verified.userId, cache));
+  return tokenUserNow(store, app, token, cache);
+}
+
+/**
+ * tokenUser, answered without a promise when the cache holds both the token, verified before,
+ * and the user's state (the usual case). Throws, or rejects with, UNAUTHENTICATED.
+ */
+export function tokenUserNow(store: Store, app: AccountApp, token: string, cache?: UserTokenCache): string | Promise<string> {
+  if (!cache) return checkedUser(store, app, verifiedToken(app, token), undefined);
+  const key = cache.tokenKey(app.id, token);
+  const seen = cache.token(key, app.keys);
+  const state = seen && cache.user(app.id, seen.userId);
+  if (seen && state) return allowedUser(seen, state);
+  return checkedUser(store, app, seen ? Promise.resolve(seen) : rememberedToken(cache, key, app, token), cache);
+}
+
+/** The user of a token being verified, once the user's state is read (from the cache or the database). */
+async function checkedUser(store: Store, app: AccountApp, verifying: Promise<VerifiedToken>, cache: UserTokenCache | undefined): Promise<string> {
+  const verified = await verifying;
+  return allowedUser(verified, cache?.user(app.id, verified.userId) ?? (await userState(store, app, verified.userId, cache)));
+}
+
+/** The token's user, if the user still exists with the password and token generation the token was issued under. */
+function allowedUser(verified: VerifiedToken, state: UserState | undefined): string {
   if (state === undefined || state.pwf !== verified.pwf || state.gen !== verified.gen) throw unauthenticated(TOKEN_REFUSED);
   return verified.userId;
 }
 
-/**
- * The user a token names when this instance verified the token before and knows the user's
- * state (the usual case, answered without a promise); undefined when tokenUser must check it.
- * Throws UNAUTHENTICATED for a token the user's state refuses.
- */
-export function knownTokenUser(app: AccountApp, token: string, cache: UserTokenCache): string | undefined {
-  const seen = cache.token(cache.tokenKey(app.id, token), app.keys);
-  if (!seen) return undefined;
-  const state = cache.user(app.id, seen.userId);
-  if (state === undefined) return undefined;
-  if (state.pwf !== seen.pwf || state.gen !== seen.gen) throw unauthenticated(TOKEN_REFUSED);
-  return seen.userId;
-}
-
-/** The token as verified before, or verified now (and remembered when valid). */
-async function cachedToken(cache: UserTokenCache, app: AccountApp, token: string): Promise<VerifiedToken> {
-  const key = cache.tokenKey(app.id, token);
-  const seen = cache.token(key, app.keys);
-  if (seen) return seen;
+/** The token verified now, and remembered under `key` when valid. */
+async function rememberedToken(cache: UserTokenCache, key: string, app: AccountApp, token: string): Promise<VerifiedToken> {
   const verified = await verifiedToken(app, token);
   if (verified.publicKey !== '') cache.rememberToken(key, verified);
   return verified;

@@ -5,7 +5,8 @@
 // accept — a missing variable with a default, a value of the wrong type, an unknown input field,
 // a OneOf input, an iterable that is not an array — goes to graphql-js itself, so every error,
 // message and limit is graphql-js's own. The fast path walks the value once, with no path
-// objects and no error callbacks (graphql-js's walk cost a write a tenth of its server time).
+// objects and no error callbacks (createPost executed 196,000 → 167,000 instructions with it,
+// docs/performance.md).
 
 import { getVariableValues, isInputObjectType, isInputType, isLeafType, isListType, isNonNullType, typeFromAST } from 'graphql';
 import type { GraphQLError, GraphQLInputType, GraphQLSchema, OperationDefinitionNode } from 'graphql';

@@ -18,7 +18,7 @@ import type { AppRegistry, LiveApp } from '../appRegistry.js';
 import type { FunctionCalling } from '../../functions/index.js';
 import { appLimits } from '../limits/index.js';
 import type { PersistedQueries } from '../persisted.js';
-import { callerNow, callerOf } from './callers.js';
+import { callerNow } from './callers.js';
 import type { Caller } from './callers.js';
 import { asGraphQLError, codeOf, formatErrors } from './format.js';
 import type { OperationNote, OperationRequest, OperationRunner, Operated, RunOptions } from './outcome.js';
@@ -83,8 +83,8 @@ export class AppOperations {
   }
 
   /** The caller an Authorization value names; throws UNAUTHENTICATED for a refused credential. */
-  identify(live: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
-    return callerOf(this.#services, live, authorization);
+  async identify(live: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
+    return callerNow(this.#services, live, authorization);
   }
 
   /** The caller, without a promise when this instance knows the credential already (see callerNow). */

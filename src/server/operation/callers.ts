@@ -2,7 +2,7 @@
 // key or one of the app's admin tokens) or one of the app's users (a user token whose user
 // still exists with the password the token was issued under).
 
-import { TOKEN_REFUSED, knownTokenUser, tokenUser, userApiId } from '../../accounts/index.js';
+import { TOKEN_REFUSED, tokenUserNow, userApiId } from '../../accounts/index.js';
 import type { UserTokenCache } from '../../accounts/index.js';
 import { unauthenticated } from '../../errors/index.js';
 import { accountApp } from '../appRegistry.js';
@@ -31,11 +31,6 @@ export function bearerToken(value: string | string[] | undefined): string | unde
   return match[1];
 }
 
-/** The caller an Authorization value names; throws UNAUTHENTICATED for a refused token. */
-export async function callerOf(sources: CallerSources, app: LiveApp, authorization: string | string[] | undefined): Promise<Caller> {
-  return callerNow(sources, app, authorization);
-}
-
 /**
  * The caller an Authorization value names, without a promise when this instance knows the
  * credential already (anonymous, the platform key, a token checked lately: most requests).
@@ -51,10 +46,8 @@ export function callerNow(sources: CallerSources, app: LiveApp, authorization: s
     throw unauthenticated(TOKEN_REFUSED);
   }
   if (keysMatch(token, sources.platformKey)) return { kind: 'admin', operator: true };
-  const account = accountApp(app);
-  const known = sources.tokens && knownTokenUser(account, token, sources.tokens);
-  if (known !== undefined) return { kind: 'user', userId: known };
-  return tokenUser(app.store, account, token, sources.tokens).then((userId) => ({ kind: 'user', userId }));
+  const userId = tokenUserNow(app.store, accountApp(app), token, sources.tokens);
+  return typeof userId === 'string' ? { kind: 'user', userId } : userId.then((id) => ({ kind: 'user', userId: id }));
 }
 
 async function adminTokenCaller(registry: AppRegistry, app: LiveApp, token: string): Promise<Caller> {
