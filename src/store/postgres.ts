@@ -10,6 +10,7 @@ import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { connectionBroken, databaseError, statementError, unreachable } from './errors.js';
 import { PgListener } from './listener.js';
+import { NamedRun } from './pgNamed.js';
 import { pgTypes } from './pgTypes.js';
 import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
 import type { ListenOptions, NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
@@ -77,17 +78,21 @@ function toResult<R>(result: pg.QueryResult): QueryResult<R> {
 }
 
 /**
- * Runs one statement, named when PostgreSQL keeps it prepared. The driver's submittable
- * `Query` made from the text, not `client.query({ name, text, values })`: the driver copies a
- * config object property by property, descriptors included, on every call (1.6 µs here, as
- * much as the rest of sending a statement), and wraps its answer in two more promises.
+ * Runs one statement: under its name when PostgreSQL keeps it prepared (pgNamed.ts: its answer's
+ * columns described once per connection), otherwise unnamed through the driver's submittable
+ * `Query` made from the text, not `client.query({ text, values })`: the driver copies a config
+ * object property by property, descriptors included, on every call (1.6 µs here, as much as the
+ * rest of sending a statement), and wraps its answer in two more promises.
  */
 function run<R>(client: pg.ClientBase, text: string, values: readonly unknown[], name: string | undefined): Promise<QueryResult<R>> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query(text, values as unknown[], (err: Error | undefined, result: pg.ResultBuilder) => (err ? reject(err) : resolve(toResult<R>(result))));
-    // Read when the query is sent (whether to PARSE it under a name), not when it is made.
-    if (name !== undefined) (query as pg.Query & { name?: string }).name = name;
-    client.query(query);
+    if (name !== undefined) {
+      client.query(
+        new NamedRun<R>(text, name, values, pgTypes, (err, result) => (err || !result ? reject(err) : resolve({ rows: result.rows, rowCount: result.rowCount ?? result.rows.length }))) as unknown as pg.Submittable,
+      );
+      return;
+    }
+    client.query(new pg.Query(text, values as unknown[], (err: Error | undefined, result: pg.ResultBuilder) => (err ? reject(err) : resolve(toResult<R>(result)))));
   });
 }
 

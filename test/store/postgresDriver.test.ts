@@ -195,6 +195,57 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
       });
     });
 
+    it('read every type as unnamed statements do, on the run that describes their columns and on the runs that do not', async () => {
+      await withStore({}, async (store) => {
+        const values = (i: number) => sql`SELECT ${i}::int AS i, ${String(i)}::int8 AS big, ${'x'}::text AS t, ${i % 2 === 0}::boolean AS b, NULL::text AS nothing,
+          ${'2026-11-27T10:00:00.123Z'}::timestamptz AS at, ${'2026-11-27'}::date AS day, ${JSON.stringify({ n: i })}::jsonb AS doc, ${'{1,2}'}::int[] AS ints,
+          ${'{9007199254740993}'}::int8[] AS bigs, ${'{"a b",NULL}'}::text[] AS texts, ${'0fe2b7b0-4a29-42a0-b2e0-27341405b6b0'}::uuid AS id, ${1.5}::float8 AS f`;
+        for (let i = 0; i < 4; i++) {
+          const named = await store.query(values(i), { recurring: true });
+          const unnamed = await store.query(values(i));
+          expect(named.rows).toEqual(unnamed.rows);
+          expect(Object.keys(named.rows[0]!)).toEqual(Object.keys(unnamed.rows[0]!));
+          expect(named.rows[0]!.big).toBe(i);
+        }
+        // More than one row, and none.
+        const series = (n: number) => store.query<{ g: number }>(sql`SELECT g FROM generate_series(1, ${n}::int) g`, { recurring: true });
+        for (const n of [3, 0, 5]) expect((await series(n)).rows.map((r) => r.g)).toEqual(Array.from({ length: n }, (_, k) => k + 1));
+        expect(await prepared(store)).toHaveLength(2);
+      });
+    });
+
+    it('report the rows a write changed, with and without RETURNING', async () => {
+      await withStore({}, async (store) => {
+        await store.query(sql`CREATE TABLE w (id int PRIMARY KEY, n int)`);
+        await store.query(sql`INSERT INTO w SELECT g, 0 FROM generate_series(1, 5) g`);
+        for (let i = 0; i < 3; i++) {
+          const bumped = await store.query(sql`UPDATE w SET n = n + 1 WHERE id <= ${3}::int`, { recurring: true });
+          expect(bumped).toMatchObject({ rows: [], rowCount: 3 });
+          const returned = await store.query<{ id: number; n: number }>(sql`UPDATE w SET n = n + 1 WHERE id > ${3}::int RETURNING id, n`, { recurring: true });
+          expect(returned.rowCount).toBe(2);
+          expect(returned.rows.sort((a, b) => a.id - b.id)).toEqual([
+            { id: 4, n: i + 1 },
+            { id: 5, n: i + 1 },
+          ]);
+        }
+      });
+    });
+
+    it('fail on a value that cannot be sent, or on a statement that does not parse, and leave the connection usable', async () => {
+      await withStore({}, async (store) => {
+        const circular: Record<string, unknown> = {};
+        circular.self = circular;
+        const echo = (v: unknown) => store.query<{ v: unknown }>(sql`SELECT ${v}::jsonb AS v`, { recurring: true });
+        expect((await echo({ a: 1 })).rows[0]!.v).toEqual({ a: 1 });
+        await expect(echo(circular)).rejects.toThrow(/circular/i);
+        expect((await echo({ a: 2 })).rows[0]!.v).toEqual({ a: 2 });
+        const broken = sql`SELECT FROM WHERE ${1}::int`;
+        await expect(store.query(broken, { recurring: true })).rejects.toThrow(/syntax/);
+        await expect(store.query(broken, { recurring: true })).rejects.toThrow(/syntax/);
+        expect((await store.query<{ n: number }>(sql`SELECT ${5}::int AS n`, { recurring: true })).rows[0]!.n).toBe(5);
+      });
+    });
+
     it('follow the schema: a column added, a table dropped and made again; a failed run leaves the statement usable', async () => {
       await withStore({}, async (store) => {
         await store.query(sql`CREATE TABLE t (id int PRIMARY KEY, a text)`);
