@@ -138,7 +138,11 @@ export class NamedRun<R> {
     try {
       for (let i = 0; i < fields.length; i++) {
         const text = fields[i];
-        row[columns.names[i] as string] = text === null || text === undefined ? null : (columns.parsers[i] as (text: string) => unknown)(text);
+        const name = columns.names[i] as string;
+        const value = text === null || text === undefined ? null : (columns.parsers[i] as (text: string) => unknown)(text);
+        // A column named __proto__ is a column like any other, not the row's prototype.
+        if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+        else row[name] = value;
       }
     } catch (err) {
       this.#unreadable = err instanceof Error ? err : new Error(String(err));

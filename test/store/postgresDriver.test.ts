@@ -207,10 +207,18 @@ describe.runIf(STORES.includes('postgres'))('postgres store', () => {
           expect(Object.keys(named.rows[0]!)).toEqual(Object.keys(unnamed.rows[0]!));
           expect(named.rows[0]!.big).toBe(i);
         }
+        // A column may be named anything, __proto__ included: it stays a column.
+        const odd = await store.query(sql`SELECT ${'{"polluted":true}'}::jsonb AS "__proto__", ${1}::int AS "constructor"`, { recurring: true });
+        const again = await store.query(sql`SELECT ${'{"polluted":true}'}::jsonb AS "__proto__", ${2}::int AS "constructor"`, { recurring: true });
+        expect(Object.getPrototypeOf(again.rows[0])).toBe(Object.prototype);
+        expect(Object.keys(again.rows[0]!)).toEqual(['__proto__', 'constructor']);
+        expect(Object.getOwnPropertyDescriptor(again.rows[0], '__proto__')?.value).toEqual({ polluted: true });
+        expect(odd.rows[0]!.constructor).toBe(1);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
         // More than one row, and none.
         const series = (n: number) => store.query<{ g: number }>(sql`SELECT g FROM generate_series(1, ${n}::int) g`, { recurring: true });
         for (const n of [3, 0, 5]) expect((await series(n)).rows.map((r) => r.g)).toEqual(Array.from({ length: n }, (_, k) => k + 1));
-        expect(await prepared(store)).toHaveLength(2);
+        expect(await prepared(store)).toHaveLength(3);
       });
     });
 
