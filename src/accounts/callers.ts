@@ -16,14 +16,10 @@ import { verifyUserToken } from './tokens.js';
 
 export const TOKEN_REFUSED = 'The token is invalid, expired or revoked';
 
-/** The row uuid of the user a token of `app` names; UNAUTHENTICATED for anything else. */
-export async function tokenUser(store: Store, app: AccountApp, token: string, cache?: UserTokenCache): Promise<string> {
-  return tokenUserNow(store, app, token, cache);
-}
-
 /**
- * tokenUser, answered without a promise when the cache holds both the token, verified before,
- * and the user's state (the usual case). Throws, or rejects with, UNAUTHENTICATED.
+ * The row uuid of the user a token of `app` names, without a promise when the cache holds both
+ * the token, verified before, and the user's state (the usual case). Throws, or rejects with,
+ * UNAUTHENTICATED for anything else.
  */
 export function tokenUserNow(store: Store, app: AccountApp, token: string, cache?: UserTokenCache): string | Promise<string> {
   if (!cache) return checkedUser(store, app, verifiedToken(app, token), undefined);

@@ -6,7 +6,7 @@ export { TOKEN_ALGORITHM, TOKEN_ISSUER, publicKeySet, signUserToken, verifyUserT
 export type { TokenClaims } from './tokens.js';
 export { LOGIN_LIMITS, LoginThrottle } from './throttle.js';
 export type { LoginLimit, LoginLimits } from './throttle.js';
-export { TOKEN_REFUSED, tokenUser, tokenUserNow, userApiId } from './callers.js';
+export { TOKEN_REFUSED, tokenUserNow, userApiId } from './callers.js';
 export { TOKEN_CACHE_ENTRIES, USER_STATE_TTL_MS, UserTokenCache } from './tokenCache.js';
 export { accountPorts } from './ports.js';
 export type { AccountApp, AccountPorts, AccountServices } from './ports.js';

@@ -42,8 +42,8 @@ interface CommandComplete {
   text: string;
 }
 
-export interface NamedResult<R> {
-  rows: R[];
+export interface NamedResult {
+  rows: Record<string, unknown>[];
   /** The count the command reports (rows inserted, updated, deleted or read), or null. */
   rowCount: number | null;
 }
@@ -57,23 +57,23 @@ const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
 /** The `pg` value conversion (dates, buffers, arrays, objects as JSON), as `pg`'s own Query binds. */
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
 
-export class NamedRun<R> {
+export class NamedRun {
   /** Read by the client when the server confirms a Parse. */
   readonly name: string;
   readonly text: string;
   /** Called once, with the error or with the answer. */
-  callback: ((err: Error | undefined, result?: NamedResult<R>) => void) | undefined;
+  callback: ((err: Error | undefined, result?: NamedResult) => void) | undefined;
   readonly #values: readonly unknown[];
   readonly #types: CustomTypesConfig;
   #columns: Columns | undefined;
   /** The connection's record of columns, when this run asked PostgreSQL for them. */
   #learning: Map<string, Columns> | undefined;
-  #rows: R[] = [];
+  #rows: Record<string, unknown>[] = [];
   #rowCount: number | null = null;
   /** A column that could not be read: the run fails with it once the server is done. */
   #unreadable: Error | undefined;
 
-  constructor(text: string, name: string, values: readonly unknown[], types: CustomTypesConfig, callback: (err: Error | undefined, result?: NamedResult<R>) => void) {
+  constructor(text: string, name: string, values: readonly unknown[], types: CustomTypesConfig, callback: (err: Error | undefined, result?: NamedResult) => void) {
     this.text = text;
     this.name = name;
     this.#values = values;
@@ -148,7 +148,7 @@ export class NamedRun<R> {
       this.#unreadable = err instanceof Error ? err : new Error(String(err));
       return;
     }
-    this.#rows.push(row as R);
+    this.#rows.push(row);
   }
 
   handleCommandComplete(message: CommandComplete): void {
@@ -162,9 +162,11 @@ export class NamedRun<R> {
     this.#finish(undefined, { rows: this.#rows, rowCount: this.#rowCount });
   }
 
-  handleError(err: Error, connection?: Connection): void {
-    // The columns kept may be what made it fail: learnt again on the next run.
-    if (connection) described.get(connection)?.delete(this.name);
+  /**
+   * A failed run keeps the columns learnt: a statement whose columns would change fails on
+   * every run, and one parsed again after a failed parse is described again (submit).
+   */
+  handleError(err: Error): void {
     this.#finish(err);
   }
 
@@ -179,7 +181,7 @@ export class NamedRun<R> {
 
   handleCopyData(): void {}
 
-  #finish(err: Error | undefined, result?: NamedResult<R>): void {
+  #finish(err: Error | undefined, result?: NamedResult): void {
     const callback = this.callback;
     this.callback = undefined;
     callback?.(err, result);

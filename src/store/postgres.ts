@@ -73,7 +73,8 @@ export const PREPARED_PER_CONNECTION = 100;
  */
 const NAMED_TEXTS = 2_000;
 
-function toResult<R>(result: pg.QueryResult): QueryResult<R> {
+/** An answer's rows and count (the command's, or the rows' when it reports none). */
+function toResult<R>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
 }
 
@@ -88,7 +89,7 @@ function run<R>(client: pg.ClientBase, text: string, values: readonly unknown[],
   return new Promise((resolve, reject) => {
     if (name !== undefined) {
       client.query(
-        new NamedRun<R>(text, name, values, pgTypes, (err, result) => (err || !result ? reject(err) : resolve({ rows: result.rows, rowCount: result.rowCount ?? result.rows.length }))) as unknown as pg.Submittable,
+        new NamedRun(text, name, values, pgTypes, (err, result) => (err || !result ? reject(err) : resolve(toResult<R>(result)))) as unknown as pg.Submittable,
       );
       return;
     }
