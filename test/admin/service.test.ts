@@ -24,9 +24,10 @@ describe.each(STORES)('admin service (%s)', (kind) => {
     const app = await admin.createApp({ name: `conc-${kind}`, schema: V1 });
     const a = 'type Note @model { text: String a: Int }';
     const b = 'type Note @model { text: String a: Int b: Int }';
+    // Either may run first; when b does, a's push drops b's field, which must be allowed.
     const [ra, rb] = await Promise.all([
-      admin.migrateSchema({ appId: app.id, schema: a }),
-      admin.migrateSchema({ appId: app.id, schema: b }),
+      admin.migrateSchema({ appId: app.id, schema: a, allowDestructive: true }),
+      admin.migrateSchema({ appId: app.id, schema: b, allowDestructive: true }),
     ]);
     expect([ra.version, rb.version].sort()).toEqual([2, 3]);
     expect(ra.applied && rb.applied).toBe(true);

@@ -25,9 +25,18 @@ function unquoted(message: string): string {
   return message.replace(/"(?:[^"\\]|\\.)*"/g, '""');
 }
 
-export function leakIn(message: string): RegExp | undefined {
+/**
+ * The first pattern of LEAKS the message shows outside the client's own text: what is quoted,
+ * and any match that is part of what the client sent (`sent`, its request as text). graphql-js
+ * prints an input object's keys unquoted ("got invalid value { a$1: 2 }"), so a key the fuzzer
+ * made up can look like a placeholder; it is the client's text all the same.
+ */
+export function leakIn(message: string, sent = ''): RegExp | undefined {
   const text = unquoted(message);
-  return LEAKS.find((re) => re.test(text));
+  return LEAKS.find((re) => {
+    for (const match of text.matchAll(new RegExp(re.source, `${re.flags}g`))) if (!sent.includes(match[0])) return true;
+    return false;
+  });
 }
 
 export interface Reply {
@@ -59,6 +68,23 @@ function describe(request: FuzzRequest, reply: Reply): string {
   return `${request.kind}: ${request.method}${request.search ? ` ${request.search.slice(0, 300)}` : ''} ${body}\n→ ${reply.status} ${reply.text.slice(0, 1500)}`;
 }
 
+/** The request as the client wrote it, and the keys and strings of its JSON body unescaped. */
+function sentText(request: FuzzRequest): string {
+  const body = typeof request.body === 'string' ? request.body : '';
+  const strings: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') strings.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) (strings.push(k), collect(x));
+  };
+  try {
+    collect(JSON.parse(body));
+  } catch {
+    // Not JSON: the text as sent is all there is.
+  }
+  return [request.search ?? '', body, ...strings].join('\n');
+}
+
 /** Checks one reply; returns its parsed body, or throws with the request and reply. */
 export function checkReply(request: FuzzRequest, reply: Reply, tally: Tally): unknown {
   const fail = (why: string): never => {
@@ -82,7 +108,7 @@ export function checkReply(request: FuzzRequest, reply: Reply, tally: Tally): un
     const noMail = code === 'UNAVAILABLE' && String(error.message).startsWith('The app cannot send mail');
     if (typeof code !== 'string' || !(CLIENT_CODES.has(code) || noMail)) fail(`error code ${String(code)}`);
     if (typeof error.message !== 'string') fail('error without a message');
-    const leak = leakIn(error.message as string);
+    const leak = leakIn(error.message as string, sentText(request));
     if (leak) fail(`message matches ${leak}`);
     for (const key of ['stack', 'exception', 'stacktrace', 'sql']) if (error.extensions && key in error.extensions) fail(`extensions.${key}`);
   }
