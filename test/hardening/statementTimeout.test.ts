@@ -19,10 +19,17 @@ import type { TestServer } from '../server/harness.js';
 
 const SCHEMA = `type Post @model { title: String word: String }`;
 const TIMEOUT_MS = 100;
-/** Rows for a scan that takes several times the timeout (≈ 0.3 s on the reference machine). */
-const SCAN_ROWS = 600_000;
+/** Rows for a scan that takes many times the timeout. */
+const SCAN_ROWS = 300_000;
 
-const SCAN = `{ viewer { allPosts(first: 1, where: { word: { like: "%zz%" } }) { aggregations { count } } } }`;
+/**
+ * A filter that costs a lot per row, so that the scan outlasts the timeout by far on any
+ * machine. PostgreSQL lowercases an ILIKE pattern for every row it tests (in a UTF-8
+ * database), so a long pattern makes each row slow: ≈ 1.5 s over these rows with two parallel
+ * workers, where `like: "%zz%"` took 60 ms, under the 100 ms timeout. No row holds a "z": the
+ * count is 0.
+ */
+const SCAN = `{ viewer { allPosts(first: 1, where: { word: { like: "%${'z'.repeat(2_000)}%" } }) { aggregations { count } } } }`;
 const LIST = `{ viewer { allPosts(first: 5) { edges { node { id } } } } }`;
 const CREATE = `mutation { createPost(input: { title: "late" }) { changedPost { id } } }`;
 
