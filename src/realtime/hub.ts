@@ -10,6 +10,7 @@ import { EVENTS_CHANNEL, eventError, eventPayloads, eventResult } from '../compi
 import type { AppContext, EventNotice, EventResult, RowEvent, SubscriptionPlan } from '../compile/index.js';
 import { sql } from '../sql/index.js';
 import type { Store } from '../store/index.js';
+import type { DeliveryBatch } from './batch.js';
 import type { SubscriberDirectory } from './directory.js';
 
 export interface Subscriber {
@@ -39,6 +40,8 @@ export interface HubOptions {
    * the results delivered to subscribers, and the seconds from its arrival (queueing included).
    */
   onHandled?(report: { events: number; deliveries: number; seconds: number }): void;
+  /** Told when the hub starts and ends handling a notification, to hold frames back while others wait. */
+  batch?: DeliveryBatch | undefined;
 }
 
 /** How many event statements one notification runs at once. */
@@ -73,6 +76,8 @@ export class RealtimeHub {
   readonly #apps = new Map<string, Set<Subscriber>>();
   #unlisten: Promise<() => Promise<void>> | undefined;
   #queue: Promise<void> = Promise.resolve();
+  /** Notifications received and not yet being handled. */
+  #waiting = 0;
   #stopped = false;
 
   constructor(options: HubOptions) {
@@ -136,13 +141,29 @@ export class RealtimeHub {
 
   #enqueue(payload: string, store: Store): void {
     const arrived = performance.now();
-    this.#queue = this.#queue.then(() => this.#handle(payload, store, arrived)).catch((err: unknown) => this.#options.onError(err));
+    this.#waiting += 1;
+    this.#queue = this.#queue
+      .then(() => {
+        this.#waiting -= 1;
+        return this.#handle(payload, store, arrived);
+      })
+      .catch((err: unknown) => this.#options.onError(err));
   }
 
   async #handle(payload: string, store: Store, arrived: number): Promise<void> {
     const notice = JSON.parse(payload) as EventNotice;
     const subscribers = this.#apps.get(notice.a);
     if (!subscribers || subscribers.size === 0) return;
+    const batch = this.#options.batch;
+    batch?.begin(this.#waiting > 0);
+    try {
+      await this.#deliver(notice, subscribers, store, arrived);
+    } finally {
+      batch?.end(this.#waiting > 0);
+    }
+  }
+
+  async #deliver(notice: EventNotice, subscribers: Set<Subscriber>, store: Store, arrived: number): Promise<void> {
     const events = await this.#events(notice, store);
     const current = await this.#options.current(notice.a);
     for (const subscriber of [...subscribers]) {

@@ -3,6 +3,7 @@
 // older subscriptions-transport-ws) only carry messages; the server decides everything else.
 
 import type { DocumentNode, FormattedExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { EventStream } from './stream.js';
 
 export interface OperationPayload {
   query: string;
@@ -22,7 +23,7 @@ export type OperationOutcome =
   /** A query or mutation: one result. */
   | { kind: 'result'; schema: GraphQLSchema; document: DocumentNode; result: FormattedExecutionResult }
   /** A subscription: a result per event until the stream ends. */
-  | { kind: 'stream'; schema: GraphQLSchema; document: DocumentNode; stream: AsyncIterableIterator<FormattedExecutionResult> }
+  | { kind: 'stream'; schema: GraphQLSchema; document: DocumentNode; stream: EventStream }
   /** Refused before it ran (syntax, validation, limits, bad variables): coded errors. */
   | { kind: 'errors'; errors: GraphQLFormattedError[] };
 

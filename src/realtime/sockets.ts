@@ -4,17 +4,22 @@
 // subscriptions-transport-ws), and shutdown closes every connection with 1001 (going away).
 
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
+import type { DeliveryBatch } from './batch.js';
 import { GRAPHQL_SUBSCRIPTIONS_DIALECT, GRAPHQL_WS_DIALECT, LEGACY_CLOSE_REFUSED, dialectOf, serveLegacy } from './legacy.js';
 import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf } from './session.js';
 import type { OperationOutcome, SocketSession, StreamSocket } from './session.js';
+import type { EventSink, EventStream } from './stream.js';
 
 export interface RealtimeSocketsOptions {
   /** Reports a failure inside the protocol handling (never sent to the client). */
   onError(err: unknown): void;
+  /** Holds frames back while the hub works through a backlog (see DeliveryBatch). */
+  batch?: DeliveryBatch | undefined;
 }
 
 /** The subprotocol to answer an upgrade with: the newest offered of graphql-transport-ws and the two of subscriptions-transport-ws. */
@@ -28,6 +33,11 @@ export function selectProtocol(protocols: ReadonlySet<string>): string | false {
 const KEEP_ALIVE_MS = 12_000;
 /** A socket whose unsent data exceeds this is a subscriber too slow to serve. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/**
+ * Unsent bytes above which a subscription's events queue in its stream rather than go to the
+ * socket: below it a subscriber keeps up; a subscriber whose queue fills up is too slow.
+ */
+const HIGH_WATER_BYTES = 64 * 1024;
 
 /**
  * An error already formatted for the client (coded, masked), carried through graphql-ws, which
@@ -51,17 +61,37 @@ function toExecutionResult(result: FormattedExecutionResult): ExecutionResult {
 }
 
 /**
- * A stream of formatted results as graphql-ws reads streams. Ending it ends the stream at once
- * (an async generator would wait for the next event before it could stop).
+ * An event's payload as sent: `{"data":…}`, written once per answer however many subscribers
+ * it goes to (the hub hands alike answers the same data object).
  */
-function executionResults(stream: AsyncIterableIterator<FormattedExecutionResult>): AsyncIterableIterator<ExecutionResult> {
+const payloadTexts = new WeakMap<object, string>();
+
+function payloadText(result: FormattedExecutionResult): string {
+  const { data } = result;
+  if (result.errors || result.extensions || data === null || data === undefined) return JSON.stringify(result);
+  let text = payloadTexts.get(data);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    payloadTexts.set(data, text);
+  }
+  return text;
+}
+
+/**
+ * A subscription's events as graphql-ws reads streams: once graphql-ws starts reading (the
+ * subscription is registered), the stream writes its events to the connection itself, as
+ * graphql-transport-ws `next` messages, and the iterator only tells graphql-ws when it has ended
+ * (graphql-ws then sends `complete`). Ending it ends the stream at once.
+ */
+function piped(stream: EventStream, sink: EventSink): AsyncIterableIterator<ExecutionResult> {
   const results: AsyncIterableIterator<ExecutionResult> = {
     async next() {
-      const next = await stream.next();
-      return next.done ? { done: true, value: undefined } : { done: false, value: toExecutionResult(next.value) };
+      stream.pipe(sink);
+      await stream.next();
+      return { done: true, value: undefined };
     },
     async return() {
-      await stream.return?.();
+      await stream.return();
       return { done: true, value: undefined };
     },
     [Symbol.asyncIterator]: () => results,
@@ -69,9 +99,44 @@ function executionResults(stream: AsyncIterableIterator<FormattedExecutionResult
   return results;
 }
 
+/**
+ * The sinks of a graphql-transport-ws connection's subscriptions, by subscription id: each
+ * writes `next` messages with its id. A sink is ready while the connection's unsent data is
+ * under HIGH_WATER_BYTES; those waiting are told at the TCP socket's next drain (the socket's
+ * own high-water mark is lower, so a drain follows) or when the connection closes.
+ */
+function eventSinks(socket: WebSocket, raw: Socket, hold: () => void): (id: string) => EventSink {
+  let waiting: (() => void)[] = [];
+  const ready = () => {
+    const told = waiting;
+    waiting = [];
+    for (const then of told) then();
+  };
+  raw.on('drain', ready);
+  socket.once('close', ready);
+  return (id) => {
+    const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    return {
+      ready: () => socket.bufferedAmount <= HIGH_WATER_BYTES,
+      write: (result) => {
+        if (socket.readyState !== socket.OPEN) return;
+        hold();
+        socket.send(`${prefix}${payloadText(result)}}`);
+      },
+      whenReady: (then) => {
+        if (socket.readyState === socket.OPEN) waiting.push(then);
+      },
+    };
+  };
+}
+
 /** A session's outcome, handed from onSubscribe to execute/subscribe as the operation's root value. */
 class Operated {
-  constructor(readonly outcome: OperationOutcome) {}
+  constructor(
+    readonly outcome: OperationOutcome,
+    /** Where a subscription's stream writes its events. */
+    readonly sink: EventSink,
+  ) {}
 }
 
 function outcomeOf(args: ExecutionArgs): OperationOutcome | undefined {
@@ -82,6 +147,8 @@ interface Connection {
   session: SocketSession;
   socket: WebSocket;
   handle: StreamSocket;
+  /** A graphql-transport-ws subscription's sink, writing `next` messages with its id. */
+  sink(id: string): EventSink;
 }
 
 /** The `Authorization` query parameter of the upgrade URL (older clients cannot set headers). */
@@ -105,11 +172,11 @@ export class RealtimeSockets {
         const { session, handle } = ctx.extra.connection;
         return session.connect(authorization, handle);
       },
-      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-        const { session, handle } = ctx.extra.connection;
+      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        const { session, handle, sink } = ctx.extra.connection;
         const outcome = await session.operate(payload, handle);
         if (outcome.kind === 'errors') return outcome.errors.map((e) => new FormattedError(e));
-        return { schema: outcome.schema, document: outcome.document, rootValue: new Operated(outcome), ...(payload.operationName ? { operationName: payload.operationName } : {}) };
+        return { schema: outcome.schema, document: outcome.document, rootValue: new Operated(outcome, sink(id)), ...(payload.operationName ? { operationName: payload.operationName } : {}) };
       },
       execute: (args) => {
         const outcome = outcomeOf(args);
@@ -117,7 +184,7 @@ export class RealtimeSockets {
       },
       subscribe: (args) => {
         const outcome = outcomeOf(args);
-        if (outcome?.kind === 'stream') return executionResults(outcome.stream);
+        if (outcome?.kind === 'stream' && args.rootValue instanceof Operated) return piped(outcome.stream, args.rootValue.sink);
         return outcome?.kind === 'result' ? toExecutionResult(outcome.result) : { errors: [new GraphQLError('Unexpected operation')] };
       },
     });
@@ -135,11 +202,15 @@ export class RealtimeSockets {
   /** Serves an upgraded connection of `session` until it closes. */
   serve(socket: WebSocket, request: IncomingMessage, session: SocketSession): void {
     const legacy = dialectOf(socket.protocol);
+    const batch = this.#options.batch;
+    // The connection's TCP socket (the upgraded request's), where frames are held back.
+    const hold = batch ? () => batch.hold(request.socket) : () => undefined;
+    const sink = eventSinks(socket, request.socket, hold);
     const handle: StreamSocket = {
       close: (code, reason) => socket.close(code, reason),
       refuse: (reason) => socket.close(legacy ? LEGACY_CLOSE_REFUSED : CloseCode.Forbidden, reason),
     };
-    const connection: Connection = { session, socket, handle };
+    const connection: Connection = { session, socket, handle, sink };
     this.#connections.add(connection);
     socket.on('error', (err) => this.#options.onError(err));
     let alive = true;
@@ -158,7 +229,7 @@ export class RealtimeSockets {
       this.#connections.delete(connection);
     });
     if (legacy) {
-      serveLegacy(socket, legacy, session, handle, urlAuthorization(request), (err) => this.#options.onError(err));
+      serveLegacy(socket, legacy, session, handle, { authorization: urlAuthorization(request), hold, onError: (err) => this.#options.onError(err) });
       return;
     }
     const closed = this.#server.opened(

@@ -1,15 +1,30 @@
-// One subscriber's events on their way to its socket: a bounded queue read as an async
-// iterator. A subscriber that falls too far behind is not buffered without end: the stream
-// calls `onOverflow` (the transport closes the connection) and ends.
+// One subscriber's events on their way to its socket. Read as an async iterator, a stream is a
+// bounded queue; piped to a sink (the connection itself), it hands each event straight to it
+// while the connection keeps up, and queues only while the connection's unsent data is above
+// its high-water mark. Either way a subscriber that falls too far behind is not buffered
+// without end: the stream calls `onOverflow` (the transport closes the connection) and ends.
 
 import type { FormattedExecutionResult } from 'graphql';
 
 /** Events queued for one subscription before its subscriber counts as too slow. */
 export const MAX_PENDING_EVENTS = 256;
 
+/** Where a piped stream writes its events: the subscriber's connection. */
+export interface EventSink {
+  /** Whether the connection takes an event now (false while its unsent data is above its high-water mark). */
+  ready(): boolean;
+  write(result: FormattedExecutionResult): void;
+  /** Calls `then` once, when the connection takes events again (or closes). */
+  whenReady(then: () => void): void;
+}
+
+const DONE: IteratorResult<FormattedExecutionResult> = { value: undefined, done: true };
+
 export class EventStream implements AsyncIterableIterator<FormattedExecutionResult> {
   readonly #queue: FormattedExecutionResult[] = [];
   #waiting: ((result: IteratorResult<FormattedExecutionResult>) => void) | undefined;
+  #sink: EventSink | undefined;
+  #draining = false;
   #done = false;
 
   constructor(
@@ -24,8 +39,13 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
 
   push(result: FormattedExecutionResult): void {
     if (this.#done) return;
+    const sink = this.#sink;
+    if (sink && this.#queue.length === 0 && sink.ready()) {
+      sink.write(result);
+      return;
+    }
     const waiting = this.#waiting;
-    if (waiting) {
+    if (waiting && !sink) {
       this.#waiting = undefined;
       waiting({ value: result, done: false });
       return;
@@ -36,6 +56,31 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
       return;
     }
     this.#queue.push(result);
+    if (sink) this.#drainWhenReady(sink);
+  }
+
+  /**
+   * From now on the stream writes its events to `sink` itself, queued ones first; read as an
+   * iterator, it then only tells when it has ended.
+   */
+  pipe(sink: EventSink): void {
+    if (this.#sink || this.#done) return;
+    this.#sink = sink;
+    this.#drain(sink);
+  }
+
+  #drain(sink: EventSink): void {
+    while (!this.#done && this.#queue.length > 0 && sink.ready()) sink.write(this.#queue.shift() as FormattedExecutionResult);
+    if (!this.#done && this.#queue.length > 0) this.#drainWhenReady(sink);
+  }
+
+  #drainWhenReady(sink: EventSink): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    sink.whenReady(() => {
+      this.#draining = false;
+      this.#drain(sink);
+    });
   }
 
   /** Ends the stream: queued events are dropped, a waiting reader is told it is over. */
@@ -46,13 +91,15 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
     this.onEnd();
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    waiting?.({ value: undefined, done: true });
+    waiting?.(DONE);
   }
 
   next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    const queued = this.#queue.shift();
-    if (queued) return Promise.resolve({ value: queued, done: false });
-    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    if (this.#done) return Promise.resolve(DONE);
+    if (!this.#sink) {
+      const queued = this.#queue.shift();
+      if (queued) return Promise.resolve({ value: queued, done: false });
+    }
     return new Promise((resolve) => {
       this.#waiting = resolve;
     });
@@ -60,7 +107,7 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
 
   return(): Promise<IteratorResult<FormattedExecutionResult>> {
     this.end();
-    return Promise.resolve({ value: undefined, done: true });
+    return Promise.resolve(DONE);
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<FormattedExecutionResult> {

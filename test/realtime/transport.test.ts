@@ -179,6 +179,71 @@ for (const kind of STORE_KINDS) {
       await waitForSubscriptions(server.base, before);
     });
 
+    it('writes graphql-transport-ws next messages with their id, and none after the client completes one', async () => {
+      const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+      await c.until((m) => m.type === 'connection_ack');
+      const before = await openSubscriptions(server.base);
+      // An id that needs escaping goes out as sent.
+      const odd = 'x"\\y\u2028';
+      c.send({ id: odd, type: 'subscribe', payload: { query: ON_CREATE } });
+      c.send({ id: 'kept', type: 'subscribe', payload: { query: 'subscription { subscribeToMessage(mutations: [createMessage]) { value { text } } }' } });
+      await waitForSubscriptions(server.base, before + 2);
+      await createMessage('to both');
+      expect(await c.until((m) => m.type === 'next' && m.id === odd)).toEqual({ id: odd, type: 'next', payload: { data: { subscribeToMessage: { mutation: 'createMessage', value: { text: 'to both' } } } } });
+      expect(await c.until((m) => m.type === 'next' && m.id === 'kept')).toEqual({ id: 'kept', type: 'next', payload: { data: { subscribeToMessage: { value: { text: 'to both' } } } } });
+      c.send({ id: odd, type: 'complete' });
+      await waitForSubscriptions(server.base, before + 1);
+      await createMessage('to one');
+      await c.until((m) => m.type === 'next' && m.id === 'kept' && m.payload.data.subscribeToMessage.value.text === 'to one');
+      // (The two subscriptions' statements run side by side: which hears an event first is not set.)
+      const nexts = c.messages.filter((m) => m.type === 'next').map((m) => `${m.id as string} ${m.payload.data.subscribeToMessage.value.text as string}`);
+      expect(nexts.sort()).toEqual([`${odd} to both`, 'kept to both', 'kept to one'].sort());
+      c.socket.close();
+      await waitForSubscriptions(server.base, before);
+    });
+
+    it('delivers a burst of events to every subscriber of both protocols, each once and all in the same order', async () => {
+      const LANES = 4;
+      const PER_LANE = 15;
+      const current = ['graphql-transport-ws', 'graphql-transport-ws', 'graphql-transport-ws', 'graphql-transport-ws', 'graphql-ws', 'graphql-ws'].map((protocol) => raw(wsUrl(app.endpoint), protocol));
+      const before = await openSubscriptions(server.base);
+      for (const c of current) {
+        await c.opened;
+        c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+        await c.until((m) => m.type === 'connection_ack');
+        c.send({ id: 's', type: c.socket.protocol === 'graphql-ws' ? 'start' : 'subscribe', payload: { query: ON_CREATE } });
+      }
+      await waitForSubscriptions(server.base, before + current.length);
+      // Lanes of mutations at once, each lane's in order: notifications reach the hub faster than one at a time.
+      await Promise.all(
+        Array.from({ length: LANES }, async (_, lane) => {
+          for (let k = 0; k < PER_LANE; k++) await createMessage(`burst ${lane}:${k}`);
+        }),
+      );
+      const heard = await Promise.all(
+        current.map(async (c) => {
+          const texts = () => c.messages.filter((m) => (m.type === 'next' || m.type === 'data') && m.id === 's').map((m) => m.payload.data.subscribeToMessage.value.text as string);
+          const deadline = Date.now() + 10_000;
+          while (texts().length < LANES * PER_LANE && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+          return texts();
+        }),
+      );
+      const first = heard[0] as string[];
+      expect(first).toHaveLength(LANES * PER_LANE);
+      expect(new Set(first).size).toBe(LANES * PER_LANE);
+      for (let lane = 0; lane < LANES; lane++) {
+        expect(first.filter((t) => t.startsWith(`burst ${lane}:`))).toEqual(Array.from({ length: PER_LANE }, (_, k) => `burst ${lane}:${k}`));
+      }
+      // Every subscriber heard the events in the same order, commit order, with nothing more.
+      for (const texts of heard) expect(texts).toEqual(first);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const c of current) expect(c.messages.filter((m) => m.type === 'next' || m.type === 'data')).toHaveLength(LANES * PER_LANE);
+      for (const c of current) c.socket.close();
+      await waitForSubscriptions(server.base, before);
+    });
+
     it('closes a subscriber too slow to take its events with 1013, and keeps serving the others', async () => {
       // A server that queues at most 8 events per subscription, so the test needs few of them.
       const own = await startTestServer(kind, { maxPendingEvents: 8 });

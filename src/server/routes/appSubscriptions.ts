@@ -13,7 +13,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { ExecutionResult } from 'graphql';
 import { planSubscription } from '../../compile/index.js';
 import { isTesseraError } from '../../errors/index.js';
-import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
+import { CLOSE_SERVICE_RESTART, CLOSE_TRY_AGAIN_LATER, DeliveryBatch, EventStream, RealtimeHub, RealtimeSockets } from '../../realtime/index.js';
 import type { OperationOutcome, OperationPayload, SocketSession, StreamSocket, SubscriberDirectory, HubOptions } from '../../realtime/index.js';
 import { unknownApp } from '../appPorts.js';
 import type { LiveApp } from '../appRegistry.js';
@@ -75,7 +75,9 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [options.metrics],
   });
+  const batch = new DeliveryBatch();
   const hub = new RealtimeHub({
+    batch,
     listen: options.listen,
     directory: options.directory,
     maxCallers: options.maxCallersPerStatement,
@@ -87,7 +89,7 @@ export function installAppSubscriptions(app: FastifyInstance, options: AppSubscr
       delay.observe(report.seconds);
     },
   });
-  const sockets = new RealtimeSockets({ onError: (err) => app.log.warn({ err }, 'websocket failure') });
+  const sockets = new RealtimeSockets({ batch, onError: (err) => app.log.warn({ err }, 'websocket failure') });
   new Gauge({
     name: 'tessera_subscriptions',
     help: 'Subscriptions open on this instance.',
