@@ -83,6 +83,15 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/**
+ * Extra Node.js options for a server in a child process, from TESSERA_BENCH_SERVER_NODE_ARGS
+ * (space-separated): `--cpu-prof --cpu-prof-dir=/tmp/prof` profiles the server alone, which
+ * NODE_OPTIONS cannot ask for.
+ */
+function serverNodeArgs(): string[] {
+  return (process.env.TESSERA_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+}
+
 export async function startBenchServer(store: BenchStore, logLevel: LogLevel, options: BenchServerOptions = {}): Promise<BenchServer> {
   const key = options.key ?? generatePlatformKey();
   const data: ServerWorkerData = { ...(typeof store === 'string' ? { databaseUrl: store } : store), adminKey: key, logLevel, appCacheMb: options.appCacheMb };
@@ -90,7 +99,7 @@ export async function startBenchServer(store: BenchStore, logLevel: LogLevel, op
   let send: (request: ServerWorkerRequest) => void;
   let stop: () => Promise<void>;
   if (options.process) {
-    const child = fork(SCRIPT, [], { execArgv: ['--expose-gc'], env: serverEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(SCRIPT, [], { execArgv: ['--expose-gc', ...serverNodeArgs()], env: serverEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     host = child;
     send = (request) => void child.send(request);
     stop = async () => {
