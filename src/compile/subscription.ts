@@ -12,7 +12,7 @@ import { GraphQLError, Kind, getOperationAST } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
 import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
 import { roleOf } from '../graphql/index.js';
-import { ident, literal, sql } from '../sql/index.js';
+import { ident, identCount, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Queryable } from '../store/index.js';
 import { readArguments } from './args.js';
@@ -137,9 +137,17 @@ function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: r
 const CALLER = ident('caller');
 const CALLER_VIEWER = sql`${CALLER}.viewer`;
 
+/** Whether `frag` reads the joined subscriber (its answer may differ from one caller to the next). */
+function readsCaller(frag: SqlFragment): boolean {
+  return identCount(frag, 'caller') > 0;
+}
+
 /**
  * One event's payload for every subscriber of `callers` the rules and the filter let see the
  * row: a row per distinct payload, with the positions (1-based) of the callers it is for.
+ * Where the payload reads nothing of the caller (no field has rules of its own) it is built
+ * once, and the callers who may read the row are gathered beside it; otherwise it is built for
+ * each caller and grouped.
  */
 function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[], filter: unknown, from: 'table' | 'event'): PreparedStatement {
   const type = s.app.type(typeName);
@@ -150,12 +158,19 @@ function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[
       ? sql`${table} ${z}`
       : sql`json_populate_record(NULL::${table}, ${s.binder.fromRequest((r) => r.event?.row ?? null)}::json) ${z}`;
   const callers = sql`unnest(${s.binder.fromRequest((r) => r.event?.callers ?? [])}::uuid[]) WITH ORDINALITY AS ${CALLER}(viewer, i)`;
-  const conditions = whereAll([
-    from === 'table' ? sql`${z}.id = ${s.binder.fromRequest((r) => r.event?.id ?? null)}::uuid` : sql`TRUE`,
-    s.allowed(type, 'read', z),
-    wherePredicate(s, type, z, filter),
-  ]);
-  return prepare(sql`SELECT (${payloadJson(s, typeName, z, nodes)})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${callers} WHERE ${conditions} GROUP BY 1`);
+  const row = from === 'table' ? sql`${z}.id = ${s.binder.fromRequest((r) => r.event?.id ?? null)}::uuid` : sql`TRUE`;
+  const allowed = s.allowed(type, 'read', z);
+  const matches = wherePredicate(s, type, z, filter);
+  const payload = payloadJson(s, typeName, z, nodes);
+  if (readsCaller(payload)) {
+    return prepare(sql`SELECT (${payload})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${callers} WHERE ${whereAll([row, allowed, matches])} GROUP BY 1`);
+  }
+  const perCaller = readsCaller(matches) ? [allowed, matches] : [allowed];
+  const once = readsCaller(matches) ? [row] : [row, matches];
+  const each = s.alias('c');
+  return prepare(
+    sql`SELECT (${payload})::text AS v, ${each}.callers FROM ${source} CROSS JOIN LATERAL (SELECT array_agg(${CALLER}.i::int) AS callers FROM ${callers} WHERE ${whereAll(perCaller)}) ${each} WHERE ${whereAll([...once, sql`${each}.callers IS NOT NULL`])}`,
+  );
 }
 
 /**
