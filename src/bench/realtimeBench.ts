@@ -22,7 +22,7 @@ type Tick @model @permission(scope: AUTHENTICATED, read: true) {
 }
 `;
 
-const SUBSCRIPTION = 'subscription { subscribeToTick(mutations: [createTick]) { mutation value { id seq sentAt } } }';
+const SUBSCRIPTION = 'subscription { subscribeToTick(mutations: [createTick]) { mutation value { id seq sentAt createdAt } } }';
 const CREATE_TICK = 'mutation($i: CreateTickInput!) { createTick(input: $i) { changedTick { id } } }';
 const PASSWORD = 'correct horse battery staple';
 
@@ -82,6 +82,13 @@ interface Outcome {
   fromResponse: Summary;
   /** Receipt minus the moment the mutation was sent (the row's sentAt): an upper bound. */
   fromSent: Summary;
+  /**
+   * Receipt minus the start of the mutation's transaction (the row's createdAt), or its sending
+   * if later: the tighter upper bound, without the time the request waited to be taken up.
+   */
+  fromStart: Summary;
+  /** The row's createdAt minus its sentAt: how long the request waited to start its transaction (never negative while the two clocks agree). */
+  startLag: Summary & { min: number };
   /** Per event, its last receipt minus the HTTP response. */
   lastOfEvent: Summary;
   /** Mutation round trip over HTTP, for scale. */
@@ -161,11 +168,15 @@ async function scenario(rig: Rig, label: string, tokens: readonly string[], pace
     const failures = [...subscribers.failures];
     const fromResponse: number[] = [];
     const fromSent: number[] = [];
+    const fromStart: number[] = [];
+    const startLag: number[] = [];
     const last = new Array<number>(events).fill(Number.NEGATIVE_INFINITY);
     for (const r of subscribers.receipts) {
       const response = responded[r.seq] as number;
       fromResponse.push(r.at - response);
       fromSent.push(r.at - r.sentAt);
+      fromStart.push(r.at - Math.max(r.sentAt, r.startedAt));
+      startLag.push(r.startedAt - r.sentAt);
       last[r.seq] = Math.max(last[r.seq] as number, r.at - response);
     }
     await subscribers.close();
@@ -184,6 +195,8 @@ async function scenario(rig: Rig, label: string, tokens: readonly string[], pace
       failures,
       fromResponse: summary(fromResponse),
       fromSent: summary(fromSent),
+      fromStart: summary(fromStart),
+      startLag: { ...summary(startLag), min: startLag.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY) },
       lastOfEvent: summary(last.filter(Number.isFinite)),
       mutation: summary(roundTrips),
       cpu,
@@ -208,6 +221,8 @@ function printOutcome(o: Outcome, subscribers: number): void {
   );
   console.log(`  commit → receipt, lower bound (receipt − mutation's HTTP response)   ${ms(o.fromResponse)}`);
   console.log(`  commit → receipt, upper bound (receipt − mutation sent, row's sentAt) ${ms(o.fromSent)}`);
+  console.log(`  commit → receipt, upper bound (receipt − its transaction's start)    ${ms(o.fromStart)}`);
+  console.log(`  mutation sent → its transaction's start (row's createdAt − sentAt)  ${ms(o.startLag)}, min ${fmt(o.startLag.min, 1)} ms`);
   console.log(`  last subscriber of each event (receipt − HTTP response)             ${ms(o.lastOfEvent)}`);
   console.log(`  createTick over HTTP, round trip (for scale)                        ${ms(o.mutation)}`);
   const perEvent = (seconds: number) => fmt((seconds / events) * 1000, 1);
@@ -272,10 +287,10 @@ export async function realtimeSection(): Promise<void> {
     const { events, intervalMs } = distinct.pace;
     // Commit → receipt lies between the two bounds: met for sure under the upper one.
     const all = distinct.delivered === distinct.expected;
-    const verdict = !all ? 'NOT met (events missing)' : distinct.fromSent.p99 <= 100 ? 'met' : distinct.fromResponse.p99 <= 100 ? 'met on the lower bound only' : 'NOT met';
+    const verdict = !all ? 'NOT met (events missing)' : distinct.fromStart.p99 <= 100 ? 'met' : distinct.fromResponse.p99 <= 100 ? 'met on the lower bound only' : 'NOT met';
     console.log(
       `  goal (${fmt(1000 / intervalMs, 1)} events/s for ${fmt((events * intervalMs) / 1000, 1)} s, every event delivered, commit → receipt p99 ≤ 100 ms): ` +
-        `${verdict} (p99 lower bound ${fmt(distinct.fromResponse.p99, 1)} ms, upper bound ${fmt(distinct.fromSent.p99, 1)} ms); ` +
+        `${verdict} (p99 lower bound ${fmt(distinct.fromResponse.p99, 1)} ms, upper bound ${fmt(distinct.fromStart.p99, 1)} ms from the transaction's start, ${fmt(distinct.fromSent.p99, 1)} ms from the mutation's sending); ` +
         `per user and event: ${fmt((distinct.cpu.server * 1000) / events / settings.users, 4)} ms server and ` +
         `${fmt((distinct.cpu.postgres * 1000) / events / settings.users, 4)} ms postgres CPU`,
     );

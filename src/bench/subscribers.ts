@@ -13,12 +13,18 @@ export interface Receipt {
   seq: number;
   /** When the mutator sent it, from the row itself. */
   sentAt: number;
+  /**
+   * When its transaction started, from the row's `createdAt` (PostgreSQL's `now()`, stored
+   * rounded to the millisecond), less half a millisecond so that it is never later than the
+   * start: the commit came after it.
+   */
+  startedAt: number;
   /** When this client's handler ran. */
   at: number;
 }
 
 interface Payload {
-  data?: Record<string, { value?: { seq?: number; sentAt?: number } | null } | null> | null;
+  data?: Record<string, { value?: { seq?: number; sentAt?: number; createdAt?: string } | null } | null> | null;
 }
 
 export interface OpenOptions {
@@ -27,7 +33,7 @@ export interface OpenOptions {
   /** Connection i authenticates with tokens[i % tokens.length]. */
   tokens: readonly string[];
   count: number;
-  /** The subscription document; its root field's `value` selects `seq` and `sentAt`. */
+  /** The subscription document; its root field's `value` selects `seq`, `sentAt` and `createdAt`. */
   query: string;
   /** Connections opening at once. */
   concurrency: number;
@@ -86,13 +92,14 @@ export class Subscribers {
           next: (result) => {
             const at = now();
             const value = Object.values((result as Payload).data ?? {})[0]?.value;
-            if (typeof value?.seq !== 'number' || typeof value.sentAt !== 'number') {
+            const startedAt = Date.parse(value?.createdAt ?? '') - 0.5;
+            if (typeof value?.seq !== 'number' || typeof value.sentAt !== 'number' || !Number.isFinite(startedAt)) {
               this.#failures.push(`subscriber ${i}: unexpected event ${JSON.stringify(result).slice(0, 300)}`);
               return;
             }
             if (seen.has(value.seq)) this.#duplicates++;
             else seen.add(value.seq);
-            this.#receipts.push({ seq: value.seq, sentAt: value.sentAt, at });
+            this.#receipts.push({ seq: value.seq, sentAt: value.sentAt, startedAt, at });
           },
           error: (err) => void this.#failures.push(`subscriber ${i}: ${describe(err)}`.slice(0, 300)),
           complete: () => undefined,
