@@ -42,6 +42,15 @@ function raw(url: string, protocol: string | undefined) {
   return { socket, messages, opened, closed, until, send: (m: Json) => socket.send(JSON.stringify(m)) };
 }
 
+/** A raw graphql-transport-ws socket to `app`, initialised with its token and acknowledged. */
+async function acknowledged(app: TestApp): Promise<ReturnType<typeof raw>> {
+  const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
+  await c.opened;
+  c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
+  await c.until((m) => m.type === 'connection_ack');
+  return c;
+}
+
 /** The HTTP status an upgrade request is refused with. */
 function refusedStatus(url: string, protocol = 'graphql-transport-ws'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -111,10 +120,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('refuses a subscription over the per-connection limit with LIMIT_EXCEEDED, and limits apply over the socket', async () => {
-      const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
-      await c.opened;
-      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
-      await c.until((m) => m.type === 'connection_ack');
+      const c = await acknowledged(app);
       const before = await openSubscriptions(server.base);
       for (let i = 0; i < 101; i++) c.send({ id: `s${i}`, type: 'subscribe', payload: { query: ON_CREATE } });
       const refused = await c.until((m) => m.type === 'error');
@@ -180,10 +186,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('writes graphql-transport-ws next messages with their id, and none after the client completes one', async () => {
-      const c = raw(wsUrl(app.endpoint), 'graphql-transport-ws');
-      await c.opened;
-      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${app.token}` } });
-      await c.until((m) => m.type === 'connection_ack');
+      const c = await acknowledged(app);
       const before = await openSubscriptions(server.base);
       // An id that needs escaping goes out as sent.
       const odd = 'x"\\y\u2028';
@@ -248,10 +251,7 @@ for (const kind of STORE_KINDS) {
       // A server that queues at most 8 events per subscription, so the test needs few of them.
       const own = await startTestServer(kind, { maxPendingEvents: 8 });
       const ownApp = await createTestApp(own, SCHEMA);
-      const slow = raw(wsUrl(ownApp.endpoint), 'graphql-transport-ws');
-      await slow.opened;
-      slow.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ownApp.token}` } });
-      await slow.until((m) => m.type === 'connection_ack');
+      const slow = await acknowledged(ownApp);
       const query = 'subscription { subscribeToMessage(mutations: [createMessage]) { value { text body } } }';
       slow.send({ id: '1', type: 'subscribe', payload: { query } });
       const fast = subscribe(client(ownApp.endpoint, ownApp.token), ON_CREATE);
@@ -274,10 +274,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('closes subscriptions with 1012 when the app\'s schema changes, and only then', async () => {
-      const c = raw(wsUrl(other.endpoint), 'graphql-transport-ws');
-      await c.opened;
-      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${other.token}` } });
-      await c.until((m) => m.type === 'connection_ack');
+      const c = await acknowledged(other);
       const before = await openSubscriptions(server.base);
       c.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
       await waitForSubscriptions(server.base, before + 1);
@@ -295,10 +292,7 @@ for (const kind of STORE_KINDS) {
     it('closes every connection with 1001 when the server shuts down', async () => {
       const own = await startTestServer(kind);
       const ownApp = await createTestApp(own, SCHEMA);
-      const c = raw(wsUrl(ownApp.endpoint), 'graphql-transport-ws');
-      await c.opened;
-      c.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ownApp.token}` } });
-      await c.until((m) => m.type === 'connection_ack');
+      const c = await acknowledged(ownApp);
       c.send({ id: '1', type: 'subscribe', payload: { query: ON_CREATE } });
       await waitForSubscriptions(own.base, 1);
       await own.close();
