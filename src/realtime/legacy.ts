@@ -10,6 +10,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { WebSocket } from 'ws';
 import type { OperationPayload, SocketSession, StreamSocket } from './session.js';
 import { authorizationOf } from './session.js';
+import type { EventSink } from './stream.js';
 
 /** subscriptions-transport-ws closes a refused connection with 1011 after telling it why. */
 export const LEGACY_CLOSE_REFUSED = 1011;
@@ -46,6 +47,8 @@ export interface Dialect {
   /** Sent once an operation runs (the oldest protocol confirms each subscription). */
   started(id: string): Message | undefined;
   data(id: string, payload: unknown): Message;
+  /** A data message's JSON up to its payload, for events written straight to the socket. */
+  dataPrefix(id: string): string;
   /** An operation refused before it ran, with coded errors. */
   failed(id: string, errors: readonly GraphQLFormattedError[]): Message[];
   /** The end of an operation's results, when the protocol has a message for it. */
@@ -55,6 +58,14 @@ export interface Dialect {
 }
 
 const withId = (id: string | undefined): Message => (id === undefined ? {} : { id });
+
+/** A dialect's data messages, whole and as the prefix of an event written straight to the socket. */
+function dataMessages(type: string): Pick<Dialect, 'data' | 'dataPrefix'> {
+  return {
+    data: (id, payload) => ({ type, id, payload }),
+    dataPrefix: (id) => `{"type":${JSON.stringify(type)},"id":${JSON.stringify(id)},"payload":`,
+  };
+}
 
 /** subscriptions-transport-ws 0.6+: `graphql-ws`. */
 export const GRAPHQL_WS_DIALECT: Dialect = {
@@ -68,7 +79,7 @@ export const GRAPHQL_WS_DIALECT: Dialect = {
   keepAlive: { type: 'ka' },
   operation: (m) => (m.payload !== null && typeof m.payload === 'object' ? (m.payload as Partial<OperationPayload>) : undefined),
   started: () => undefined,
-  data: (id, payload) => ({ type: 'data', id, payload }),
+  ...dataMessages('data'),
   failed: (id, errors) => [{ type: 'data', id, payload: { errors } }, { type: 'complete', id }],
   done: (id) => ({ type: 'complete', id }),
   error: (id, message) => ({ type: 'error', ...withId(id), payload: { message } }),
@@ -89,7 +100,7 @@ export const GRAPHQL_SUBSCRIPTIONS_DIALECT: Dialect = {
     ...(typeof m.operationName === 'string' ? { operationName: m.operationName } : {}),
   }),
   started: (id) => ({ type: 'subscription_success', id }),
-  data: (id, payload) => ({ type: 'subscription_data', id, payload }),
+  ...dataMessages('subscription_data'),
   failed: (id, errors) => [{ type: 'subscription_fail', id, payload: { errors } }],
   done: () => undefined,
   error: (id, message) => ({ type: 'subscription_fail', ...withId(id), payload: { errors: [{ message }] } }),
@@ -120,10 +131,12 @@ export function serveLegacy(
     authorization: string | undefined;
     /** Called before each frame is sent (see DeliveryBatch.hold). */
     hold: () => void;
+    /** The connection's event sinks, by message prefix. */
+    sinks: (prefix: string) => EventSink;
     onError: (err: unknown) => void;
   },
 ): void {
-  const { authorization: urlAuthorization, hold, onError } = options;
+  const { authorization: urlAuthorization, hold, sinks, onError } = options;
   let acknowledged = false;
   /** Settles with the outcome of the init message: clients may start operations before the answer. */
   let initialised: Promise<boolean> | undefined;
@@ -152,7 +165,7 @@ export function serveLegacy(
     });
     const outcome = await session.operate(payload, handle);
     if (stopped || socket.readyState !== socket.OPEN) {
-      if (outcome.kind === 'stream') await outcome.stream.return?.();
+      if (outcome.kind === 'stream') outcome.stream.end();
       return;
     }
     if (outcome.kind === 'errors') {
@@ -168,8 +181,10 @@ export function serveLegacy(
       return;
     }
     const stream = outcome.stream;
-    operations.set(id, () => void stream.return?.());
-    for await (const result of stream) send(dialect.data(id, result));
+    operations.set(id, () => stream.end());
+    // The stream writes its events itself; this waits for its end.
+    stream.pipe(sinks(dialect.dataPrefix(id)));
+    await stream.finished;
     if (operations.get(id)) {
       operations.delete(id);
       send(dialect.done(id));

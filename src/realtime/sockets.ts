@@ -4,7 +4,6 @@
 // subscriptions-transport-ws), and shutdown closes every connection with 1001 (going away).
 
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, makeServer } from 'graphql-ws';
 import type { ExecutionArgs, ExecutionResult, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
@@ -13,6 +12,7 @@ import type { DeliveryBatch } from './batch.js';
 import { GRAPHQL_SUBSCRIPTIONS_DIALECT, GRAPHQL_WS_DIALECT, LEGACY_CLOSE_REFUSED, dialectOf, serveLegacy } from './legacy.js';
 import { CLOSE_GOING_AWAY, CLOSE_TRY_AGAIN_LATER, authorizationOf } from './session.js';
 import type { OperationOutcome, SocketSession, StreamSocket } from './session.js';
+import { socketSinks } from './sink.js';
 import type { EventSink, EventStream } from './stream.js';
 
 export interface RealtimeSocketsOptions {
@@ -33,12 +33,6 @@ export function selectProtocol(protocols: ReadonlySet<string>): string | false {
 const KEEP_ALIVE_MS = 12_000;
 /** A socket whose unsent data exceeds this is a subscriber too slow to serve. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/**
- * Unsent bytes above which a subscription's events queue in its stream rather than go to the
- * socket: below it a subscriber keeps up; a subscriber whose queue fills up is too slow.
- */
-const HIGH_WATER_BYTES = 64 * 1024;
-
 /**
  * An error already formatted for the client (coded, masked), carried through graphql-ws, which
  * sends what an error's toJSON gives: it goes out exactly as it was formatted.
@@ -61,73 +55,25 @@ function toExecutionResult(result: FormattedExecutionResult): ExecutionResult {
 }
 
 /**
- * An event's payload as sent: `{"data":…}`, written once per answer however many subscribers
- * it goes to (the hub hands alike answers the same data object).
- */
-const payloadTexts = new WeakMap<object, string>();
-
-function payloadText(result: FormattedExecutionResult): string {
-  const { data } = result;
-  if (result.errors || result.extensions || data === null || data === undefined) return JSON.stringify(result);
-  let text = payloadTexts.get(data);
-  if (text === undefined) {
-    text = JSON.stringify(result);
-    payloadTexts.set(data, text);
-  }
-  return text;
-}
-
-/**
- * A subscription's events as graphql-ws reads streams: once graphql-ws starts reading (the
- * subscription is registered), the stream writes its events to the connection itself, as
+ * A subscription as graphql-ws reads streams: once graphql-ws starts reading (the subscription
+ * is registered), the stream writes its events to the connection itself, as
  * graphql-transport-ws `next` messages, and the iterator only tells graphql-ws when it has ended
- * (graphql-ws then sends `complete`). Ending it ends the stream at once.
+ * (graphql-ws then sends `complete`). Ending the iterator ends the stream at once.
  */
 function piped(stream: EventStream, sink: EventSink): AsyncIterableIterator<ExecutionResult> {
   const results: AsyncIterableIterator<ExecutionResult> = {
     async next() {
       stream.pipe(sink);
-      await stream.next();
+      await stream.finished;
       return { done: true, value: undefined };
     },
     async return() {
-      await stream.return();
+      stream.end();
       return { done: true, value: undefined };
     },
     [Symbol.asyncIterator]: () => results,
   };
   return results;
-}
-
-/**
- * The sinks of a graphql-transport-ws connection's subscriptions, by subscription id: each
- * writes `next` messages with its id. A sink is ready while the connection's unsent data is
- * under HIGH_WATER_BYTES; those waiting are told at the TCP socket's next drain (the socket's
- * own high-water mark is lower, so a drain follows) or when the connection closes.
- */
-function eventSinks(socket: WebSocket, raw: Socket, hold: () => void): (id: string) => EventSink {
-  let waiting: (() => void)[] = [];
-  const ready = () => {
-    const told = waiting;
-    waiting = [];
-    for (const then of told) then();
-  };
-  raw.on('drain', ready);
-  socket.once('close', ready);
-  return (id) => {
-    const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-    return {
-      ready: () => socket.bufferedAmount <= HIGH_WATER_BYTES,
-      write: (result) => {
-        if (socket.readyState !== socket.OPEN) return;
-        hold();
-        socket.send(`${prefix}${payloadText(result)}}`);
-      },
-      whenReady: (then) => {
-        if (socket.readyState === socket.OPEN) waiting.push(then);
-      },
-    };
-  };
 }
 
 /** A session's outcome, handed from onSubscribe to execute/subscribe as the operation's root value. */
@@ -205,7 +151,8 @@ export class RealtimeSockets {
     const batch = this.#options.batch;
     // The connection's TCP socket (the upgraded request's), where frames are held back.
     const hold = batch ? () => batch.hold(request.socket) : () => undefined;
-    const sink = eventSinks(socket, request.socket, hold);
+    const sinks = socketSinks(socket, request.socket, hold);
+    const sink = (id: string) => sinks(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
     const handle: StreamSocket = {
       close: (code, reason) => socket.close(code, reason),
       refuse: (reason) => socket.close(legacy ? LEGACY_CLOSE_REFUSED : CloseCode.Forbidden, reason),
@@ -229,7 +176,7 @@ export class RealtimeSockets {
       this.#connections.delete(connection);
     });
     if (legacy) {
-      serveLegacy(socket, legacy, session, handle, { authorization: urlAuthorization(request), hold, onError: (err) => this.#options.onError(err) });
+      serveLegacy(socket, legacy, session, handle, { authorization: urlAuthorization(request), hold, sinks, onError: (err) => this.#options.onError(err) });
       return;
     }
     const closed = this.#server.opened(

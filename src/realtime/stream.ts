@@ -1,8 +1,9 @@
-// One subscriber's events on their way to its socket. Read as an async iterator, a stream is a
-// bounded queue; piped to a sink (the connection itself), it hands each event straight to it
-// while the connection keeps up, and queues only while the connection's unsent data is above
-// its high-water mark. Either way a subscriber that falls too far behind is not buffered
-// without end: the stream calls `onOverflow` (the transport closes the connection) and ends.
+// One subscriber's events on their way to its socket. Until its protocol has started the
+// subscription, events wait in a bounded queue; once piped to a sink (the connection itself),
+// the stream hands each event straight to it while the connection keeps up, and queues only
+// while the connection's unsent data is above its high-water mark. Either way a subscriber
+// that falls too far behind is not buffered without end: the stream calls `onOverflow` (the
+// transport closes the connection) and ends.
 
 import type { FormattedExecutionResult } from 'graphql';
 
@@ -18,23 +19,31 @@ export interface EventSink {
   whenReady(then: () => void): void;
 }
 
-const DONE: IteratorResult<FormattedExecutionResult> = { value: undefined, done: true };
-
-export class EventStream implements AsyncIterableIterator<FormattedExecutionResult> {
+export class EventStream {
   readonly #queue: FormattedExecutionResult[] = [];
-  #waiting: ((result: IteratorResult<FormattedExecutionResult>) => void) | undefined;
   #sink: EventSink | undefined;
   #draining = false;
   #done = false;
+  readonly #finished: Promise<void>;
+  #finish: () => void = () => undefined;
 
   constructor(
     private readonly onEnd: () => void,
     private readonly onOverflow: () => void,
     private readonly limit = MAX_PENDING_EVENTS,
-  ) {}
+  ) {
+    this.#finished = new Promise((resolve) => {
+      this.#finish = resolve;
+    });
+  }
 
   get ended(): boolean {
     return this.#done;
+  }
+
+  /** Settles once the stream has ended. */
+  get finished(): Promise<void> {
+    return this.#finished;
   }
 
   push(result: FormattedExecutionResult): void {
@@ -42,12 +51,6 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
     const sink = this.#sink;
     if (sink && this.#queue.length === 0 && sink.ready()) {
       sink.write(result);
-      return;
-    }
-    const waiting = this.#waiting;
-    if (waiting && !sink) {
-      this.#waiting = undefined;
-      waiting({ value: result, done: false });
       return;
     }
     if (this.#queue.length >= this.limit) {
@@ -59,10 +62,7 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
     if (sink) this.#drainWhenReady(sink);
   }
 
-  /**
-   * From now on the stream writes its events to `sink` itself, queued ones first; read as an
-   * iterator, it then only tells when it has ended.
-   */
+  /** From now on the stream writes its events to `sink` itself, the queued ones first. */
   pipe(sink: EventSink): void {
     if (this.#sink || this.#done) return;
     this.#sink = sink;
@@ -83,34 +83,12 @@ export class EventStream implements AsyncIterableIterator<FormattedExecutionResu
     });
   }
 
-  /** Ends the stream: queued events are dropped, a waiting reader is told it is over. */
+  /** Ends the stream: queued events are dropped, and `finished` settles. */
   end(): void {
     if (this.#done) return;
     this.#done = true;
     this.#queue.length = 0;
     this.onEnd();
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.(DONE);
-  }
-
-  next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    if (this.#done) return Promise.resolve(DONE);
-    if (!this.#sink) {
-      const queued = this.#queue.shift();
-      if (queued) return Promise.resolve({ value: queued, done: false });
-    }
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<FormattedExecutionResult>> {
-    this.end();
-    return Promise.resolve(DONE);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<FormattedExecutionResult> {
-    return this;
+    this.#finish();
   }
 }

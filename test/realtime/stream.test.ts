@@ -1,6 +1,6 @@
-// EventStream, read as an iterator (the older protocol) and piped to its connection
-// (graphql-transport-ws): events in order, none lost, a queue only while the connection is
-// backed up, and a subscriber too slow ended.
+// EventStream: events wait until the protocol pipes the stream to its connection, then go
+// straight to it, in order, none lost, queued only while the connection is backed up; a
+// subscriber too slow is ended.
 
 import type { FormattedExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
@@ -45,19 +45,6 @@ function stream(limit = 4) {
 }
 
 describe('EventStream', () => {
-  it('read as an iterator: queues events until they are read, in order', async () => {
-    const { s } = stream();
-    s.push(event(1));
-    s.push(event(2));
-    expect(await s.next()).toEqual({ value: event(1), done: false });
-    expect(await s.next()).toEqual({ value: event(2), done: false });
-    const waiting = s.next();
-    s.push(event(3));
-    expect(await waiting).toEqual({ value: event(3), done: false });
-    await s.return();
-    expect(await s.next()).toEqual({ value: undefined, done: true });
-  });
-
   it('piped: writes each event to the connection at once, the ones queued before first', async () => {
     const { s } = stream();
     s.push(event(1));
@@ -126,20 +113,31 @@ describe('EventStream', () => {
     expect(connection.written).toEqual([]);
   });
 
-  it('piped: read as an iterator, it tells only that it has ended', async () => {
+  it('ends a subscriber whose queue fills up before the stream is piped', () => {
+    const { s, calls } = stream(2);
+    s.push(event(1));
+    s.push(event(2));
+    s.push(event(3));
+    expect(calls).toEqual({ ended: 1, overflowed: 1 });
+    const connection = new Connection();
+    s.pipe(connection);
+    expect(connection.written).toEqual([]);
+  });
+
+  it('settles `finished` when it ends, and writes nothing after', async () => {
     const { s, calls } = stream();
     const connection = new Connection();
     s.pipe(connection);
-    const next = s.next();
-    s.push(event(1));
     let settled = false;
-    void next.then(() => (settled = true));
+    void s.finished.then(() => (settled = true));
+    s.push(event(1));
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     expect(connection.written).toEqual([1]);
-    await s.return();
-    expect(await next).toEqual({ value: undefined, done: true });
-    expect(calls.ended).toBe(1);
+    s.end();
+    await s.finished;
+    expect(settled).toBe(true);
+    expect(calls).toEqual({ ended: 1, overflowed: 0 });
     s.push(event(2));
     expect(connection.written).toEqual([1]);
   });
