@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 
 /** The most notifications whose frames are held back before they are written. */
 export const MAX_HELD_NOTIFICATIONS = 4;
-/** The longest, in ms, frames are held back. */
+/** Held frames are written once a notification ends this many ms or more after the holding began. */
 export const MAX_HOLD_MS = 25;
 
 export class DeliveryBatch {

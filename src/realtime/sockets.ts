@@ -33,6 +33,7 @@ export function selectProtocol(protocols: ReadonlySet<string>): string | false {
 const KEEP_ALIVE_MS = 12_000;
 /** A socket whose unsent data exceeds this is a subscriber too slow to serve. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
 /**
  * An error already formatted for the client (coded, masked), carried through graphql-ws, which
  * sends what an error's toJSON gives: it goes out exactly as it was formatted.
