@@ -165,8 +165,10 @@ function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[
   if (readsCaller(payload)) {
     return prepare(sql`SELECT (${payload})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${callers} WHERE ${whereAll([row, allowed, matches])} GROUP BY 1`);
   }
-  const perCaller = readsCaller(matches) ? [allowed, matches] : [allowed];
-  const once = readsCaller(matches) ? [row] : [row, matches];
+  // A filter that reads the caller is tested per caller too.
+  const filterPerCaller = readsCaller(matches);
+  const perCaller = filterPerCaller ? [allowed, matches] : [allowed];
+  const once = filterPerCaller ? [row] : [row, matches];
   const each = s.alias('c');
   return prepare(
     sql`SELECT (${payload})::text AS v, ${each}.callers FROM ${source} CROSS JOIN LATERAL (SELECT array_agg(${CALLER}.i::int) AS callers FROM ${callers} WHERE ${whereAll(perCaller)}) ${each} WHERE ${whereAll([...once, sql`${each}.callers IS NOT NULL`])}`,

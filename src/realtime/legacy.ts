@@ -129,23 +129,19 @@ export function serveLegacy(
   options: {
     /** The `Authorization` query parameter of the upgrade URL. */
     authorization: string | undefined;
-    /** Called before each frame is sent (see DeliveryBatch.hold). */
-    hold: () => void;
     /** The connection's event sinks, by message prefix. */
     sinks: (prefix: string) => EventSink;
     onError: (err: unknown) => void;
   },
 ): void {
-  const { authorization: urlAuthorization, hold, sinks, onError } = options;
+  const { authorization: urlAuthorization, sinks, onError } = options;
   let acknowledged = false;
   /** Settles with the outcome of the init message: clients may start operations before the answer. */
   let initialised: Promise<boolean> | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
   const operations = new Map<string, () => void>();
   const send = (message: Message | undefined) => {
-    if (message === undefined || socket.readyState !== socket.OPEN) return;
-    hold();
-    socket.send(JSON.stringify(message));
+    if (message !== undefined && socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
   const initTimeout = setTimeout(() => {
     if (!acknowledged) socket.close(LEGACY_CLOSE_REFUSED, 'Connection initialisation timeout');

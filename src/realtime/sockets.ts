@@ -177,7 +177,7 @@ export class RealtimeSockets {
       this.#connections.delete(connection);
     });
     if (legacy) {
-      serveLegacy(socket, legacy, session, handle, { authorization: urlAuthorization(request), hold, sinks, onError: (err) => this.#options.onError(err) });
+      serveLegacy(socket, legacy, session, handle, { authorization: urlAuthorization(request), sinks, onError: (err) => this.#options.onError(err) });
       return;
     }
     const closed = this.#server.opened(
