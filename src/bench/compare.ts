@@ -13,8 +13,8 @@ import type { CpuSpent } from './cpu.js';
 import type { BenchDatabase } from './database.js';
 import { requestBodies } from './dataShapes.js';
 import type { ReadShape, Statement, WriteShape } from './dataShapes.js';
-import { load } from './measure.js';
-import type { LoadOptions, Measured } from './measure.js';
+import { load, loadTimes, summariseWindows } from './measure.js';
+import type { LoadOptions, Measured, Timed } from './measure.js';
 
 /** What the comparisons run against. */
 export interface Rig {
@@ -29,8 +29,10 @@ export interface Rig {
 }
 
 export interface RunOptions extends LoadOptions {
-  /** Untimed traffic before each run: JIT, connections and caches settle. */
+  /** Untimed traffic before each window: JIT, connections and caches settle. */
   warmupMs: number;
+  /** Windows each way's measured time (`ms`) is split into, taken in turn with the other ways'. */
+  rounds: number;
   /** Untimed traffic of every read shape before the first run, through both servers. */
   serverWarmupMs: number;
 }
@@ -49,12 +51,51 @@ export interface Comparison {
   driver: Side;
 }
 
-/** `thread`: the server whose CPU time is read as the side's `server` (none for the driver). */
-async function timed(rig: Rig, thread: string | undefined, op: (i: number) => Promise<unknown>): Promise<Side> {
-  await load(op, { ...rig.options, ms: rig.options.warmupMs });
-  const end = cpuWindow({ database: rig.db.name, serverThread: thread });
-  const measured = await load(op, rig.options);
-  return { ...measured, cpu: end() };
+/** One way of running a shape: the operation, and the server whose CPU time is its `server` (none for the driver). */
+interface Way {
+  thread: string | undefined;
+  op: (i: number) => Promise<unknown>;
+}
+
+const addCpu = (a: CpuSpent, b: CpuSpent): CpuSpent => ({
+  seconds: a.seconds + b.seconds,
+  machine: a.machine + b.machine,
+  node: a.node + b.node,
+  main: a.main + b.main,
+  server: a.server + b.server,
+  postgres: a.postgres + b.postgres,
+});
+
+/**
+ * Measures each way in `rig.options.rounds` windows that share its measured time, in mirrored
+ * order (API, SQL, pg, then pg, SQL, API, …), each after its warm-up: the machine's speed
+ * drifts over a run (other guests of the host, the kernel's caches), and a drift that weighed
+ * on one side of a comparison measured after the other would read as a difference between
+ * them. Operation numbers run on across a way's windows.
+ */
+async function timedWays(rig: Rig, ways: readonly Way[]): Promise<Side[]> {
+  const { rounds, warmupMs, ms } = rig.options;
+  const windows = ways.map(() => [] as Timed[]);
+  const cpu: (CpuSpent | undefined)[] = ways.map(() => undefined);
+  const next = ways.map(() => 0);
+  for (let round = 0; round < rounds; round++) {
+    const order = ways.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const w of order) {
+      const way = ways[w] as Way;
+      const op = (i: number) => way.op((next[w] as number) + i);
+      const warm = await loadTimes(op, { ...rig.options, ms: warmupMs });
+      next[w] = (next[w] as number) + warm.times.length;
+      const end = cpuWindow({ database: rig.db.name, serverThread: way.thread });
+      const measured = await loadTimes(op, { ...rig.options, ms: ms / rounds });
+      const spent = end();
+      next[w] = (next[w] as number) + measured.times.length;
+      windows[w]?.push(measured);
+      const sum = cpu[w];
+      cpu[w] = sum ? addCpu(sum, spent) : spent;
+    }
+  }
+  return ways.map((_, w) => ({ ...summariseWindows(windows[w] ?? []), cpu: cpu[w] as CpuSpent }));
 }
 
 /** A name for each direct statement's text. */
@@ -106,16 +147,20 @@ export async function compareRead(rig: Rig, shape: ReadShape, statements: readon
   await checkSameAnswer(rig, shape, statements);
   const bodies = requestBodies(shape);
   const statement = (i: number) => statements[i % statements.length] as Statement;
-  const api = await timed(rig, rig.server.thread, (i) => postGraphql(rig.app.endpoint, rig.app.token, bodies[i % bodies.length] as string));
-  const direct = await timed(rig, rig.direct.thread, (i) => rig.direct.run(statement(i)));
-  const driver = await timed(rig, undefined, (i) => runDriver(rig.pool, statement(i)));
+  const [api, direct, driver] = (await timedWays(rig, [
+    { thread: rig.server.thread, op: (i) => postGraphql(rig.app.endpoint, rig.app.token, bodies[i % bodies.length] as string) },
+    { thread: rig.direct.thread, op: (i) => rig.direct.run(statement(i)) },
+    { thread: undefined, op: (i) => runDriver(rig.pool, statement(i)) },
+  ])) as [Side, Side, Side];
   return { label: shape.label, api, direct, driver };
 }
 
 export async function compareWrite(rig: Rig, shape: WriteShape): Promise<Comparison> {
-  const api = await timed(rig, rig.server.thread, (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.body(i)));
-  // Other operation numbers, so no title is written twice.
-  const direct = await timed(rig, rig.direct.thread, (i) => rig.direct.run(shape.direct(1_000_000 + i, 'server')));
-  const driver = await timed(rig, undefined, (i) => runDriver(rig.pool, shape.direct(2_000_000 + i, 'driver')));
+  // Other operation numbers for each way, so no title is written twice.
+  const [api, direct, driver] = (await timedWays(rig, [
+    { thread: rig.server.thread, op: (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.body(i)) },
+    { thread: rig.direct.thread, op: (i) => rig.direct.run(shape.direct(1_000_000 + i, 'server')) },
+    { thread: undefined, op: (i) => runDriver(rig.pool, shape.direct(2_000_000 + i, 'driver')) },
+  ])) as [Side, Side, Side];
   return { label: shape.label, api, direct, driver };
 }

@@ -84,6 +84,7 @@ export async function dataApiSection(): Promise<void> {
     concurrency: numberFromEnv('TESSERA_BENCH_CONCURRENCY', 16),
     ms: numberFromEnv('TESSERA_BENCH_SECONDS', 5) * 1000,
     warmupMs: 1000,
+    rounds: Math.ceil(numberFromEnv('TESSERA_BENCH_ROUNDS', 2)),
     serverWarmupMs: numberFromEnv('TESSERA_BENCH_WARMUP_SECONDS', 10) * 1000,
   };
   const sizes = seedSizes();
@@ -99,7 +100,8 @@ export async function dataApiSection(): Promise<void> {
     console.log(
       `Data API on PostgreSQL: ${fmt(sizes.posts)} posts, ${fmt(sizes.comments)} comments, ${fmt(sizes.users)} users ` +
         `(seeded in ${fmt((performance.now() - seeding) / 1000, 1)} s); ${options.concurrency} in flight, ` +
-        `${options.ms / 1000} s per run after 1 s of warm-up (both servers first warmed for ${options.serverWarmupMs / 1000} s each); latencies in ms\n`,
+        `${options.ms / 1000} s measured per way and shape, in ${options.rounds} windows taken in turn with the other ways', each after 1 s of warm-up ` +
+        `(both servers first warmed for ${options.serverWarmupMs / 1000} s each); latencies in ms\n`,
     );
     pool = directPool(db.url);
     direct = await startDirectServer(db.url);

@@ -51,15 +51,34 @@ async function workers(concurrency: number, until: number, op: (i: number) => Pr
   await Promise.all(Array.from({ length: concurrency }, loop));
 }
 
+/** A window of load, unsummarised: every operation's latency (ms) and the window's length (ms). */
+export interface Timed {
+  times: number[];
+  ms: number;
+}
+
 /**
- * Keeps `concurrency` calls of `op(i)` in flight (i counts up) for `ms`. A failing call fails
- * the run: a benchmark that errors measures nothing.
+ * Keeps `concurrency` calls of `op(i)` in flight (i counts up) for `ms`, and keeps each call's
+ * latency. A failing call fails the run: a benchmark that errors measures nothing.
  */
-export async function load(op: (i: number) => Promise<unknown>, options: LoadOptions): Promise<Measured> {
+export async function loadTimes(op: (i: number) => Promise<unknown>, options: LoadOptions): Promise<Timed> {
   const times: number[] = [];
   const start = performance.now();
   await workers(options.concurrency, start + options.ms, op, times);
-  return summarise(times, performance.now() - start);
+  return { times, ms: performance.now() - start };
+}
+
+/** Several windows of load as one: their operations and their lengths added up. */
+export function summariseWindows(windows: readonly Timed[]): Measured {
+  return summarise(
+    windows.flatMap((w) => w.times),
+    windows.reduce((sum, w) => sum + w.ms, 0),
+  );
+}
+
+/** `loadTimes`, summarised. */
+export async function load(op: (i: number) => Promise<unknown>, options: LoadOptions): Promise<Measured> {
+  return summariseWindows([await loadTimes(op, options)]);
 }
 
 export function row(name: string, r: Measured): void {
