@@ -40,6 +40,15 @@ async function printExplains(pool: pg.Pool, statements: Record<string, Statement
   }
 }
 
+/**
+ * Rows the delete shape needs by default: a third for each way, each deleting up to 30,000 a
+ * second for as long as it runs (its warm-ups and its measured windows).
+ */
+function deletesNeeded(options: RunOptions): number {
+  const seconds = (options.rounds * options.warmupMs + options.ms) / 1000;
+  return 3 * 30_000 * Math.ceil(seconds);
+}
+
 async function run(rig: Rig): Promise<void> {
   const context = await appContext(rig.db.url, rig.app.id);
   const fixtures = await loadFixtures(rig.pool, rig.app);
@@ -64,7 +73,7 @@ async function run(rig: Rig): Promise<void> {
     // Last: their rows would otherwise move the deep page.
     createPost: await compareWrite(rig, createPostShape(rig.app.id, fixtures.userUuids)),
     updatePost: await compareWrite(rig, updatePostShape(rig.app.id, fixtures.postUuids)),
-    deletePost: await compareWrite(rig, deletePostShape(rig.app.id, await rowsToDelete(rig.pool, rig.app.id, numberFromEnv('TESSERA_BENCH_DELETES', 360_000)))),
+    deletePost: await compareWrite(rig, deletePostShape(rig.app.id, await rowsToDelete(rig.pool, rig.app.id, numberFromEnv('TESSERA_BENCH_DELETES', deletesNeeded(rig.options))))),
   };
   const rows = (Object.keys(results) as (keyof typeof results)[]).map((key) => ({ ...results[key], aim: AIMS[key] }));
   printThroughput(rows);
