@@ -6,7 +6,7 @@ import { getNamedType, isObjectType } from 'graphql';
 import type { FieldNode } from 'graphql';
 import { badInput, limitExceeded } from '../errors/index.js';
 import type { AppSettings, ModelType, ValueField } from '../model/index.js';
-import { ident, join, literal, sql } from '../sql/index.js';
+import { ident, join, literal, mapValues, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Link } from './context.js';
 import { cursorJson, cursorShape, cursorSql, decodeCursor, encodeCursor } from './cursor.js';
@@ -48,7 +48,33 @@ interface Page {
   forward: boolean;
   /** The bound cursor values and which of them are null, when a cursor was given. */
   cursor?: { values: SqlFragment[]; nulls: boolean[] };
+  /** The page size, bound and checked against the request's app per request. */
   size: () => SqlFragment;
+  /** The page scan's row count (the size and one more) under the connection's object: see `pageLimit`. */
+  limit: (object: SqlFragment) => SqlFragment;
+}
+
+/** The largest page size written into a statement's text: any app's largest (model/settings.ts). */
+const MAX_INLINED_SIZE = 10_000;
+
+/**
+ * The row count of a page's scan, `LIMIT <size> + 1`. A size the document or a variable gives
+ * is written into the statement's text, and the statement is compiled once per size (its
+ * variable's value becomes part of the plan's key): PostgreSQL plans a prepared statement
+ * once for all its executions only when that plan's estimated cost is no higher than the
+ * plans made for each execution's values, and with the row count a parameter it estimates a
+ * tenth of the table, so it planned every page again on every execution (60–100 µs each,
+ * docs/performance.md). The size is still bound as a parameter wherever the statement
+ * compares rows with it, which is where it is checked against the request's app (statements
+ * are shared by the apps of a model); the text is written this way only when the connection's
+ * object binds it (`bound`), so that check always runs. The app's default size stays a parameter.
+ */
+function pageLimit(s: CompileState, sizeArg: unknown, bound: boolean, size: () => SqlFragment): SqlFragment {
+  if (bound) {
+    const n = s.binder.shape(sizeArg, 'value');
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_INLINED_SIZE) return sql`${literal(n)} + 1`;
+  }
+  return sql`${size()} + 1`;
 }
 
 function readPage(s: CompileState, target: ModelType, args: Record<string, unknown>, what: string): Page {
@@ -60,12 +86,22 @@ function readPage(s: CompileState, target: ModelType, args: Record<string, unkno
   const forward = !backward;
   const cursorArg = forward ? args.after : args.before;
   const sizeArg = forward ? args.first : args.last;
+  // Per request even for a literal: the limit is the request's app's (statements are shared by the apps of a model).
+  const slots = new Set<unknown>();
+  const size = () => {
+    const bound = s.binder.perRequest(sizeArg, (n, request) => pageSize(n, request.settings, what));
+    mapValues(bound, (slot) => {
+      slots.add(slot);
+      return slot;
+    });
+    return bound;
+  };
   const page: Page = {
     keys,
     signature: signatureParam(s, target.name, keys),
     forward,
-    // Per request even for a literal: the limit is the request's app's (statements are shared by the apps of a model).
-    size: () => s.binder.perRequest(sizeArg, (n, request) => pageSize(n, request.settings, what)),
+    size,
+    limit: (object) => pageLimit(s, sizeArg, binds(object, slots), size),
   };
   if (given(s, cursorArg)) {
     const raw = s.binder.shape(cursorArg, 'cursor');
@@ -81,6 +117,16 @@ function readPage(s: CompileState, target: ModelType, args: Record<string, unkno
     page.cursor = { values, nulls };
   }
   return page;
+}
+
+/** Whether a fragment binds any of `slots` (fragments made and then left out bind nothing). */
+function binds(fragment: SqlFragment, slots: ReadonlySet<unknown>): boolean {
+  let found = false;
+  mapValues(fragment, (v) => {
+    if (slots.has(v)) found = true;
+    return v;
+  });
+  return found;
 }
 
 function fromClause(s: CompileState, source: RowSource, z: SqlFragment, j: SqlFragment): SqlFragment {
@@ -158,7 +204,7 @@ export function connection(s: CompileState, source: RowSource, args: Record<stri
     ? source.join.link.relation.joinFields.map((f) => sql`, ${j}.${ident(f.column)} AS ${ident(JOIN_PREFIX + f.name)}`)
     : [];
   const inner = sql`SELECT ${z}.*${join(joinColumns, sql``)}, row_number() OVER (ORDER BY ${ordered}) AS ${ident('$n')}
-    FROM ${fromClause(s, source, z, j)}${whereClause(conds)} ORDER BY ${ordered} LIMIT ${page.size()} + 1`;
+    FROM ${fromClause(s, source, z, j)}${whereClause(conds)} ORDER BY ${ordered} LIMIT ${page.limit(object)}`;
   // Without edges (json_agg) the object may hold no aggregate at all (`pageInfo { __typename }`,
   // `hasPreviousPage` going forward): one group makes it one row however many the page has.
   return sql`(SELECT ${object} FROM (${inner}) ${p}${edgesSelected ? sql`` : sql` GROUP BY ()`})`;

@@ -71,7 +71,8 @@ export function value(v: unknown): SqlFragment {
 /**
  * An inline literal, for the few statements PostgreSQL does not let take parameters (DDL:
  * column defaults, CHECK constraints) and for constants of the schema itself (type names in
- * generated ids), never for request values. Only strings, finite numbers, booleans and null.
+ * generated ids), never for request values but a page's row count, a whole number checked as
+ * such (compile/connection.ts). Only strings, finite numbers, booleans and null.
  */
 export function literal(v: string | number | boolean | null): SqlFragment {
   if (v === null) return fragment([{ kind: 'literal', text: 'NULL' }]);

@@ -2,7 +2,7 @@
 // context, each request binding its own app's schema, id and settings), on both stores. What
 // must not cross from one app to another through a shared statement: rows, cursors (a cursor
 // names its app, literal or variable, whichever app compiled the statement first), page limits
-// (each app's own settings, literal page sizes included).
+// (each app's own settings, literal page sizes and sizes written into the text included).
 
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,18 @@ describe.each(STORE_KINDS)('statements shared by the apps of one model (%s)', (k
     const refused = await a.gql(three);
     expect(codeOf(refused.body)).toBe('LIMIT_EXCEEDED');
     expect((await b.data(three)).viewer.allNotes.edges).toHaveLength(2);
+    // A statement that compares no row with the size (its scan's count is then the bound size).
+    const noRows = '{ viewer { allNotes(first: 3) { pageInfo { hasPreviousPage } } } }';
+    expect((await b.data(noRows)).viewer.allNotes.pageInfo.hasPreviousPage).toBe(false);
+    expect(codeOf((await a.gql(noRows)).body)).toBe('LIMIT_EXCEEDED');
+    // A size from a variable is written into the statement's text, one statement per size:
+    // each size answers its own count, and each app's bound still holds for each.
+    const sized = 'query($n: Int) { viewer { allNotes(first: $n, orderBy: { field: text, direction: ASC }) { edges { node { text } } } } }';
+    expect((await b.data(sized, { n: 3 })).viewer.allNotes.edges).toHaveLength(2);
+    expect(codeOf((await a.gql(sized, { n: 3 })).body)).toBe('LIMIT_EXCEEDED');
+    expect((await a.data(sized, { n: 1 })).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['a1']);
+    expect((await a.data(sized, { n: 2 })).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['a1', 'a2']);
+    expect((await b.data(sized, { n: 1 })).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['b1']);
     const reset = await admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId: a.id, settings: { maxPageSize: DEFAULT_SETTINGS.maxPageSize, defaultPageSize: DEFAULT_SETTINGS.defaultPageSize } } });
     expect(reset.body.errors).toBeUndefined();
     expect((await a.data(three)).viewer.allNotes.edges).toHaveLength(3);

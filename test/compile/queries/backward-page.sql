@@ -1,4 +1,4 @@
 -- viewer
 SELECT (json_build_object('allPosts'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('title'::text, "p1"."title", 'publishedAt'::text, to_char("p1"."publishedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) ORDER BY "p1"."$n" DESC) FILTER (WHERE "p1"."$n" <= $1), '[]'::json), 'pageInfo'::text, json_build_object('hasPreviousPage'::text, count(*) > $2, 'hasNextPage'::text, FALSE, 'startCursor'::text, translate(encode(convert_to((array_agg(json_build_array($3::text, "p1"."publishedAt", "p1"."id")::text ORDER BY "p1"."$n" DESC) FILTER (WHERE "p1"."$n" <= $4))[1], 'UTF8'), 'base64'), E'+/=\n', '-_'))) FROM (SELECT "t2".*, row_number() OVER (ORDER BY "t2"."publishedAt" DESC, "t2"."id" DESC) AS "$n"
-    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."publishedAt" DESC, "t2"."id" DESC LIMIT $5 + 1) "p1")))::text AS v
--- values: [5,5,"goldenapp001/Post/publishedAt+,id+",5,5]
+    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."publishedAt" DESC, "t2"."id" DESC LIMIT 5 + 1) "p1")))::text AS v
+-- values: [5,5,"goldenapp001/Post/publishedAt+,id+",5]

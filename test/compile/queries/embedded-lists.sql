@@ -1,4 +1,4 @@
 -- viewer
 SELECT (json_build_object('allPosts'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('tags'::text, "p1"."tags", 'gallery'::text, CASE WHEN jsonb_typeof("p1"."gallery") = 'array' THEN COALESCE((SELECT json_agg(CASE WHEN jsonb_typeof("e0".value) = 'object' THEN json_build_object('url'::text, ("e0".value -> 'url'), 'alt'::text, ("e0".value -> 'alt')) END ORDER BY "e0".ordinality) FROM jsonb_array_elements("p1"."gallery") WITH ORDINALITY AS "e0"), '[]'::json) END, 'cover'::text, CASE WHEN jsonb_typeof("p1"."cover") = 'object' THEN json_build_object('__typename'::text, 'Image'::text, 'url'::text, ("p1"."cover" -> 'url'), 'height'::text, ("p1"."cover" -> 'height')) END)) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $1), '[]'::json)) FROM (SELECT "t2".*, row_number() OVER (ORDER BY "t2"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."id" ASC LIMIT $2 + 1) "p1")))::text AS v
--- values: [3,3]
+    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."id" ASC LIMIT 3 + 1) "p1")))::text AS v
+-- values: [3]

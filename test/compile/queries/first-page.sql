@@ -1,4 +1,4 @@
 -- viewer
 SELECT (json_build_object('allPosts'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('cursor'::text, translate(encode(convert_to(json_build_array($1::text, "p1"."id")::text, 'UTF8'), 'base64'), E'+/=\n', '-_'), 'node'::text, json_build_object('id'::text, translate(encode(convert_to('Post:' || "p1".id::text, 'UTF8'), 'base64'), E'+/=\n', '-_'), 'title'::text, "p1"."title")) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $2), '[]'::json), 'pageInfo'::text, json_build_object('hasNextPage'::text, count(*) > $3, 'endCursor'::text, translate(encode(convert_to((array_agg(json_build_array($4::text, "p1"."id")::text ORDER BY "p1"."$n" DESC) FILTER (WHERE "p1"."$n" <= $5))[1], 'UTF8'), 'base64'), E'+/=\n', '-_'))) FROM (SELECT "t2".*, row_number() OVER (ORDER BY "t2"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."id" ASC LIMIT $6 + 1) "p1")))::text AS v
--- values: ["goldenapp001/Post/id+",20,20,"goldenapp001/Post/id+",20,20]
+    FROM "app_goldenapp001"."Post" "t2" ORDER BY "t2"."id" ASC LIMIT 20 + 1) "p1")))::text AS v
+-- values: ["goldenapp001/Post/id+",20,20,"goldenapp001/Post/id+",20]

@@ -1,5 +1,5 @@
 -- viewer
 SELECT (json_build_object('allPosts'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('title'::text, "p1"."title", 'author'::text, (SELECT json_build_object('username'::text, "t2"."username", 'hometown'::text, (SELECT json_build_object('name'::text, "t3"."name") FROM "app_goldenapp001"."City" "t3" WHERE "t3".id = "t2"."hometownId")) FROM "app_goldenapp001"."User" "t2" WHERE "t2".id = "p1"."authorId"), 'comments'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('text'::text, "p4"."text", 'author'::text, (SELECT json_build_object('username'::text, "t5"."username") FROM "app_goldenapp001"."User" "t5" WHERE "t5".id = "p4"."authorId"))) ORDER BY "p4"."$n" ASC) FILTER (WHERE "p4"."$n" <= $1), '[]'::json)) FROM (SELECT "t6".*, row_number() OVER (ORDER BY "t6"."createdAt" DESC, "t6"."id" DESC) AS "$n"
-    FROM "app_goldenapp001"."Comment" "t6" WHERE "t6"."postId" = "p1".id ORDER BY "t6"."createdAt" DESC, "t6"."id" DESC LIMIT $2 + 1) "p4"))) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $3), '[]'::json)) FROM (SELECT "t8".*, row_number() OVER (ORDER BY "t8"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."Post" "t8" ORDER BY "t8"."id" ASC LIMIT $4 + 1) "p1")))::text AS v
--- values: [3,3,10,10]
+    FROM "app_goldenapp001"."Comment" "t6" WHERE "t6"."postId" = "p1".id ORDER BY "t6"."createdAt" DESC, "t6"."id" DESC LIMIT 3 + 1) "p4"))) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $2), '[]'::json)) FROM (SELECT "t8".*, row_number() OVER (ORDER BY "t8"."id" ASC) AS "$n"
+    FROM "app_goldenapp001"."Post" "t8" ORDER BY "t8"."id" ASC LIMIT 10 + 1) "p1")))::text AS v
+-- values: [3,10]

@@ -1,5 +1,5 @@
 -- viewer
 SELECT (json_build_object('allUsers'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('username'::text, "p1"."username", 'friends'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('status'::text, "p2"."$j.status", 'since'::text, to_char("p2"."$j.since" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'node'::text, json_build_object('username'::text, "p2"."username")) ORDER BY "p2"."$n" ASC) FILTER (WHERE "p2"."$n" <= $1), '[]'::json)) FROM (SELECT "t3".*, "j4"."status" AS "$j.status", "j4"."since" AS "$j.since", row_number() OVER (ORDER BY "t3"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."Friendship" "j4" JOIN "app_goldenapp001"."User" "t3" ON (("j4"."user1Id" = "p1".id AND "t3".id = "j4"."user2Id") OR ("j4"."user2Id" = "p1".id AND "t3".id = "j4"."user1Id")) ORDER BY "t3"."id" ASC LIMIT $2 + 1) "p2"))) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $3), '[]'::json)) FROM (SELECT "t5".*, row_number() OVER (ORDER BY "t5"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."User" "t5" ORDER BY "t5"."id" ASC LIMIT $4 + 1) "p1")))::text AS v
--- values: [10,10,5,5]
+    FROM "app_goldenapp001"."Friendship" "j4" JOIN "app_goldenapp001"."User" "t3" ON (("j4"."user1Id" = "p1".id AND "t3".id = "j4"."user2Id") OR ("j4"."user2Id" = "p1".id AND "t3".id = "j4"."user1Id")) ORDER BY "t3"."id" ASC LIMIT 10 + 1) "p2"))) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $2), '[]'::json)) FROM (SELECT "t5".*, row_number() OVER (ORDER BY "t5"."id" ASC) AS "$n"
+    FROM "app_goldenapp001"."User" "t5" ORDER BY "t5"."id" ASC LIMIT 5 + 1) "p1")))::text AS v
+-- values: [10,5]
