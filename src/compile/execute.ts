@@ -14,6 +14,7 @@ import type { SqlFragment } from '../sql/index.js';
 import { withStatementTimeout } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { roleOf } from '../graphql/index.js';
+import type { AppSettings } from '../model/index.js';
 import type { AppContext } from './context.js';
 import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
@@ -126,8 +127,14 @@ function releasePlans<P>(_query: string, entry: DocumentEntry<P>): void {
   for (const plans of entry.values()) plans.clear();
 }
 
-/** The plans of document `query` kept under `key` in `documents` (the cache's queries or writes), made empty when it has none. */
-function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, key: string): ShapedPlans<P> {
+/**
+ * The plans of document `query` kept under `key` in `documents` (the cache's queries or writes),
+ * made empty when it has none. Apps of one model share them, so they are kept apart by the one
+ * setting a statement's text depends on: the default page size, written into a page's scan when
+ * the document gives none (connection.ts `pageLimit`).
+ */
+function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, operationKey: string, settings: AppSettings): ShapedPlans<P> {
+  const key = `${operationKey}\u0001${settings.defaultPageSize}`;
   let entry = documents.get(query);
   if (!entry) {
     entry = new Map();
@@ -226,7 +233,7 @@ function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, reque
   const home = args.shared ?? args.app;
   const cache = cacheOf(home);
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
-  const entry = documentPlans(cache, cache.documents, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`);
+  const entry = documentPlans(cache, cache.documents, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`, request.settings);
   const cached = entry.get(request.variables);
   if (cached) return cached;
   const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
@@ -361,7 +368,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
     const cache = cacheOf(args.app);
-    const writePlans = documentPlans(cache, cache.writes, args.query, args.operationName ?? '');
+    const writePlans = documentPlans(cache, cache.writes, args.query, args.operationName ?? '', request.settings);
     for (const [key, nodes] of mutationRootFields(s, operation)) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {

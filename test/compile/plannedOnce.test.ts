@@ -1,7 +1,8 @@
 // A page's statement is one PostgreSQL plans once for all its executions (a generic plan),
 // not once per execution: with the page's row count a parameter, PostgreSQL estimated a tenth
-// of the table for it and kept planning every page again. The count is written into the text
-// when the document or a variable gives the page size (compile/connection.ts `pageLimit`).
+// of the table for it and kept planning every page again. The count is written into the text:
+// the size the document or a variable gives, or the app's default (compile/connection.ts
+// `pageLimit`).
 // PostgreSQL only: the embedded store keeps no statement prepared across calls.
 
 import { parse } from 'graphql';
@@ -74,6 +75,13 @@ describe('page statements planned once (postgres)', () => {
   it('plans a first page of a literal size once', async () => {
     const { plans, answer } = await plansOf('{ viewer { allNotes(first: 20) { edges { cursor node { text } } pageInfo { hasNextPage endCursor } } } }');
     expect(texts(answer.allNotes)).toHaveLength(20);
+    expect(answer.allNotes.pageInfo.hasNextPage).toBe(true);
+    expect(plans.generic).toBeGreaterThan(0);
+  });
+
+  it("plans a page of the app's default size once", async () => {
+    const { plans, answer } = await plansOf('{ viewer { allNotes { edges { node { text } } pageInfo { hasNextPage } } } }');
+    expect(texts(answer.allNotes)).toHaveLength(live.context.app.settings.defaultPageSize);
     expect(answer.allNotes.pageInfo.hasNextPage).toBe(true);
     expect(plans.generic).toBeGreaterThan(0);
   });

@@ -99,6 +99,24 @@ describe.each(STORE_KINDS)('statements shared by the apps of one model (%s)', (k
     expect(reset.body.errors).toBeUndefined();
     expect((await a.data(three)).viewer.allNotes.edges).toHaveLength(3);
   });
+
+  it('keeps apart the statements of apps whose default page sizes differ (a page without a size scans as many rows)', async () => {
+    const settings = (appId: string, defaultPageSize: number) =>
+      admin(server, 'mutation($i: UpdateAppInput!) { updateApp(input: $i) { app { id } } }', { i: { appId, settings: { defaultPageSize } } });
+    expect((await settings(a.id, 2)).body.errors).toBeUndefined();
+    // No size given: each app's default, written into the statement as its scan's row count.
+    const unsized = '{ viewer { allNotes(orderBy: { field: text, direction: ASC }) { edges { node { text } } pageInfo { hasNextPage } } } }';
+    const pageA = (await a.data(unsized)).viewer.allNotes;
+    expect(pageA.edges.map((e: Json) => e.node.text)).toEqual(['a1', 'a2']);
+    expect(pageA.pageInfo.hasNextPage).toBe(true);
+    // B, at the default of 100, must not scan as few rows as A's statement does.
+    for (const t of ['b3', 'b4']) await b.data(CREATE_NOTE, { t });
+    const pageB = (await b.data(unsized)).viewer.allNotes;
+    expect(pageB.edges.map((e: Json) => e.node.text)).toEqual(['b1', 'b2', 'b3', 'b4']);
+    expect(pageB.pageInfo.hasNextPage).toBe(false);
+    expect((await settings(a.id, DEFAULT_SETTINGS.defaultPageSize)).body.errors).toBeUndefined();
+    expect((await a.data(unsized)).viewer.allNotes.edges.map((e: Json) => e.node.text)).toEqual(['a1', 'a2', 'a3']);
+  });
 });
 
 describe.each(STORES)('one compiled statement for the apps of a model (%s)', (kind) => {

@@ -1,5 +1,5 @@
 -- viewer
 SELECT (json_build_object('allCountries'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('name'::text, "p1"."name", 'capitalCity'::text, (SELECT json_build_object('name'::text, "t2"."name", 'capitalOf'::text, (SELECT json_build_object('code'::text, "t3"."code") FROM "app_goldenapp001"."Country" "t3" WHERE "t3".id = "t2"."capitalOfId")) FROM "app_goldenapp001"."City" "t2" WHERE "t2"."capitalOfId" = "p1".id LIMIT 1))) ORDER BY "p1"."$n" ASC) FILTER (WHERE "p1"."$n" <= $1), '[]'::json)) FROM (SELECT "t4".*, row_number() OVER (ORDER BY "t4"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."Country" "t4" ORDER BY "t4"."id" ASC LIMIT $2 + 1) "p1"), 'allCities'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('name'::text, "p6"."name")) ORDER BY "p6"."$n" ASC) FILTER (WHERE "p6"."$n" <= $3), '[]'::json)) FROM (SELECT "t7".*, row_number() OVER (ORDER BY "t7"."id" ASC) AS "$n"
-    FROM "app_goldenapp001"."City" "t7" WHERE "t7"."capitalOfId" IS NOT NULL ORDER BY "t7"."id" ASC LIMIT $4 + 1) "p6")))::text AS v
--- values: [100,100,100,100]
+    FROM "app_goldenapp001"."Country" "t4" ORDER BY "t4"."id" ASC LIMIT 100 + 1) "p1"), 'allCities'::text, (SELECT json_build_object('edges'::text, COALESCE(json_agg(json_build_object('node'::text, json_build_object('name'::text, "p6"."name")) ORDER BY "p6"."$n" ASC) FILTER (WHERE "p6"."$n" <= $2), '[]'::json)) FROM (SELECT "t7".*, row_number() OVER (ORDER BY "t7"."id" ASC) AS "$n"
+    FROM "app_goldenapp001"."City" "t7" WHERE "t7"."capitalOfId" IS NOT NULL ORDER BY "t7"."id" ASC LIMIT 100 + 1) "p6")))::text AS v
+-- values: [100,100]
