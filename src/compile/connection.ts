@@ -69,7 +69,7 @@ const MAX_INLINED_SIZE = 10_000;
  * are shared by the apps of a model); the text is written this way only when the connection's
  * object binds it (`bound`), so that check always runs. When the document gives no size, the
  * count is the app's default page size: the compiled plans of a model's apps are kept apart by
- * it (execute.ts `documentPlans`), and other statements compiled with a request's settings are
+ * it (statementCache.ts `documentPlans`), and other statements compiled with a request's settings are
  * compiled per request or per subscription.
  */
 function pageLimit(s: CompileState, sizeArg: unknown, bound: boolean, size: () => SqlFragment): SqlFragment {

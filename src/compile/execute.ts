@@ -8,22 +8,20 @@
 import { GraphQLError, Kind, execute, getOperationAST, getVariableValues, isNonNullType } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import { TesseraError, isTesseraError } from '../errors/index.js';
-import { LruMap } from '../lru/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { withStatementTimeout } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { roleOf } from '../graphql/index.js';
-import type { AppSettings } from '../model/index.js';
 import type { AppContext } from './context.js';
 import { fieldOf } from './object.js';
 import { runMutation } from './mutations/run.js';
-import type { WritePlan } from './mutations/oneStatement.js';
 import type { MutationPorts } from './mutations/writer.js';
 import { Binder, bindPrepared, prepare } from './params.js';
 import type { PreparedStatement, RequestValues, ShapeRef } from './params.js';
 import { queryField, statementOf } from './read.js';
-import { ShapedPlans } from './plans.js';
+import { queryPlansOf, writePlansOf } from './statementCache.js';
+import type { RootPlan } from './statementCache.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields } from './selection.js';
 import { CompileState } from './state.js';
@@ -65,14 +63,6 @@ export interface ExecuteResult {
   errors: GraphQLError[];
 }
 
-/** One root field of a compiled query: SQL, an error found while compiling, or plain JSON. */
-type RootPlan =
-  | { key: string; kind: 'sql'; statement: PreparedStatement; node: FieldNode }
-  | { key: string; kind: 'error'; error: unknown; node: FieldNode }
-  | { key: string; kind: 'custom'; plan: CustomPlan; node: FieldNode }
-  | { key: string; kind: 'json'; text: string }
-  | { key: string; kind: 'introspection'; nodes: FieldNode[] };
-
 /**
  * How a query's statements treat the app's rules: `admin` (an admin token) carries none;
  * `rules` lets members of the app's `admin` role through in the statement itself; `nonAdmin`
@@ -85,74 +75,10 @@ type RootPlan =
  */
 type Variant = Access | 'nonAdmin';
 
-const MAX_PLANS_PER_DOCUMENT = 64;
-
-/**
- * A document's plans, by what else they are kept for (the operation, and for queries the kind
- * of caller).
- */
-type DocumentEntry<P> = Map<string, ShapedPlans<P>>;
-
-/**
- * Statement caches per app version (the AppContext), keyed by the document's text (the string a
- * request brings, hashed once for the document cache as well), then operation: the queries'
- * plans, and the mutations' one-statement writes; `plans` counts the plans held, so that
- * whoever keeps the app loaded can tell what it costs.
- */
-interface StatementCache {
-  documents: LruMap<string, DocumentEntry<RootPlan[]>>;
-  writes: LruMap<string, DocumentEntry<WritePlan>>;
-  plans: number;
-}
-const caches = new WeakMap<AppContext, StatementCache>();
-const MAX_DOCUMENTS = 500;
-
 /** The statements a query of this caller runs. */
 function variantOf(args: Pick<ExecuteArgs, 'admin' | 'userId' | 'appAdmin'>): Variant {
   if (args.admin) return 'admin';
   return args.userId === undefined || args.appAdmin === false ? 'nonAdmin' : 'rules';
-}
-
-function cacheOf(app: AppContext): StatementCache {
-  let cache = caches.get(app);
-  if (!cache) {
-    cache = { documents: new LruMap(MAX_DOCUMENTS, releasePlans), writes: new LruMap(MAX_DOCUMENTS, releasePlans), plans: 0 };
-    caches.set(app, cache);
-  }
-  return cache;
-}
-
-/** A document let go takes its plans with it. */
-function releasePlans<P>(_query: string, entry: DocumentEntry<P>): void {
-  for (const plans of entry.values()) plans.clear();
-}
-
-/**
- * The plans of document `query` kept under `key` in `documents` (the cache's queries or writes),
- * made empty when it has none. Apps of one model share them, so they are kept apart by the one
- * setting a statement's text depends on: the default page size, written into a page's scan when
- * the document gives none (connection.ts `pageLimit`).
- */
-function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, operationKey: string, settings: AppSettings): ShapedPlans<P> {
-  const key = `${operationKey}\u0001${settings.defaultPageSize}`;
-  let entry = documents.get(query);
-  if (!entry) {
-    entry = new Map();
-    documents.set(query, entry);
-  }
-  let plans = entry.get(key);
-  if (!plans) {
-    plans = new ShapedPlans<P>(MAX_PLANS_PER_DOCUMENT, (delta) => {
-      cache.plans += delta;
-    });
-    entry.set(key, plans);
-  }
-  return plans;
-}
-
-/** How many compiled plans the app version's statement cache holds (0 before its first query). */
-export function cachedPlans(app: AppContext): number {
-  return caches.get(app)?.plans ?? 0;
 }
 
 /** A document's fragments by name, found once per document (documents are cached). */
@@ -231,9 +157,8 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 /** The query's plans for these variables, from the cache or compiled now. */
 function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues, variant: Variant): RootPlan[] {
   const home = args.shared ?? args.app;
-  const cache = cacheOf(home);
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
-  const entry = documentPlans(cache, cache.documents, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`, request.settings);
+  const entry = queryPlansOf(home, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`, request.settings);
   const cached = entry.get(request.variables);
   if (cached) return cached;
   const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
@@ -367,8 +292,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
-    const cache = cacheOf(args.app);
-    const writePlans = documentPlans(cache, cache.writes, args.query, args.operationName ?? '', request.settings);
+    const writePlans = writePlansOf(args.app, args.query, args.operationName ?? '', request.settings);
     for (const [key, nodes] of mutationRootFields(s, operation)) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {

@@ -3,7 +3,8 @@
 
 export { AppContext } from './context.js';
 export type { AppVersion, FileUrlKeys } from './context.js';
-export { cachedPlans, executeOperation, planQuery } from './execute.js';
+export { executeOperation, planQuery } from './execute.js';
+export { cachedPlans } from './statementCache.js';
 export { fileType, findFileRow } from './fileRow.js';
 export type { FileRow } from './fileRow.js';
 export type { ExecuteArgs, ExecuteResult, PlannedStatement } from './execute.js';
