@@ -68,14 +68,13 @@ const MAX_INLINED_SIZE = 10_000;
  * compares rows with it, which is where it is checked against the request's app (statements
  * are shared by the apps of a model); the text is written this way only when the connection's
  * object binds it (`bound`), so that check always runs. When the document gives no size, the
- * count is the app's default page size: the compiled plans of a model's apps are kept apart by
- * it (statementCache.ts `documentPlans`), and other statements compiled with a request's settings are
- * compiled per request or per subscription.
+ * count is the app's default page size, a setting the statement's shape then depends on: the
+ * apps of a model that differ in it get statements of their own.
  */
 function pageLimit(s: CompileState, sizeArg: unknown, bound: boolean, size: () => SqlFragment): SqlFragment {
   if (bound) {
     const given = s.binder.shape(sizeArg, 'value');
-    const n = given === undefined || given === null ? s.binder.request.settings.defaultPageSize : given;
+    const n = given === undefined || given === null ? s.binder.setting('defaultPageSize') : given;
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_INLINED_SIZE) return sql`${literal(n)} + 1`;
   }
   return sql`${size()} + 1`;

@@ -158,11 +158,11 @@ function compileQuery(app: AppContext, operation: OperationDefinitionNode, fragm
 function queryPlans(args: ExecuteArgs, operation: OperationDefinitionNode, request: RequestValues, variant: Variant): RootPlan[] {
   const home = args.shared ?? args.app;
   // Statements for admin tokens carry no rules; everyone else's do, with or without the admin arm: separate entries.
-  const entry = queryPlansOf(home, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`, request.settings);
-  const cached = entry.get(request.variables);
+  const entry = queryPlansOf(home, args.query, args.operationName === undefined ? variant : `${variant}\u0000${args.operationName}`);
+  const cached = entry.get(request);
   if (cached) return cached;
   const compiled = compileQuery(home, operation, fragmentsOf(args.document), request, variant);
-  entry.set(request.variables, compiled.shapes, compiled.plans);
+  entry.set(request, compiled.shapes, compiled.plans);
   return compiled.plans;
 }
 
@@ -292,7 +292,7 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
-    const writePlans = writePlansOf(args.app, args.query, args.operationName ?? '', request.settings);
+    const writePlans = writePlansOf(args.app, args.query, args.operationName ?? '');
     for (const [key, nodes] of mutationRootFields(s, operation)) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {

@@ -51,10 +51,15 @@ export class Slot {
  * for cursors which of its positions are null, for ids which type they name. */
 export type ShapeKind = 'value' | 'present' | 'cursor' | 'idType';
 
-export interface ShapeRef {
-  name: string;
-  kind: ShapeKind;
-}
+/**
+ * What a statement's text depends on besides its document: a variable, in one of the ways
+ * above, or a setting of the request's app (statements are shared by the apps of a model, so
+ * apps that differ in it get statements of their own).
+ */
+export type ShapeRef = { name: string; kind: ShapeKind } | { name: keyof AppSettings; kind: 'setting' };
+
+/** What a request's shape is read from. */
+export type ShapeSource = Pick<RequestValues, 'variables' | 'settings'>;
 
 /** An argument value with its variables replaced by their values for this request. */
 export function resolve(v: unknown, request: RequestValues): unknown {
@@ -106,8 +111,8 @@ function shapeOf(kind: ShapeKind, v: unknown): string {
 }
 
 /** The cache key part of a request for the shapes a plan depends on. */
-export function shapeKey(shapes: readonly ShapeRef[], variables: Readonly<Record<string, unknown>>): string {
-  return shapes.map((s) => shapeOf(s.kind, variables[s.name])).join('\u0001');
+export function shapeKey(shapes: readonly ShapeRef[], request: ShapeSource): string {
+  return shapes.map((s) => (s.kind === 'setting' ? JSON.stringify(request.settings[s.name]) : shapeOf(s.kind, request.variables[s.name]))).join('\u0001');
 }
 
 /** Collects the parameters and shape dependencies of one compilation. */
@@ -140,6 +145,12 @@ export class Binder {
   /** A parameter computed from the request alone (settings, the logged-in user). */
   fromRequest(read: (request: RequestValues) => unknown): SqlFragment {
     return value(new Slot(read));
+  }
+
+  /** The request's app's setting `name`, which the statement's text depends on; records the dependency. */
+  setting<K extends keyof AppSettings>(name: K): AppSettings[K] {
+    if (!this.shapes.some((s) => s.kind === 'setting' && s.name === name)) this.shapes.push({ name, kind: 'setting' });
+    return this.request.settings[name];
   }
 
   /** The value of an argument the statement's text depends on; records the dependency. */

@@ -1,11 +1,11 @@
 // What an app version keeps of the documents it has compiled: per document text and operation,
 // the queries' root-field plans and the mutations' one-statement writes. Apps of one model
-// share one cache (AppContext.shared); a plan's text is kept per shape of what it depends on
-// (plans.ts), so one document serves every app whose requests give it that shape.
+// share one cache (AppContext.shared); a plan's text is kept per shape of what it depends on,
+// the request's variables and its app's settings (plans.ts), so one document serves every app
+// whose requests give it that shape.
 
 import type { FieldNode } from 'graphql';
 import { LruMap } from '../lru/index.js';
-import type { AppSettings } from '../model/index.js';
 import type { AppContext } from './context.js';
 import type { WritePlan } from './mutations/oneStatement.js';
 import type { PreparedStatement } from './params.js';
@@ -56,14 +56,8 @@ function releasePlans<P>(_query: string, entry: DocumentEntry<P>): void {
   for (const plans of entry.values()) plans.clear();
 }
 
-/**
- * The plans of document `query` kept under `key` in `documents` (the cache's queries or writes),
- * made empty when it has none. Apps of one model share them, so they are kept apart by the one
- * setting a statement's text depends on: the default page size, written into a page's scan when
- * the document gives none (connection.ts `pageLimit`).
- */
-function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, operationKey: string, settings: AppSettings): ShapedPlans<P> {
-  const key = `${operationKey}\u0001${settings.defaultPageSize}`;
+/** The plans of document `query` kept under `key` in `documents` (the cache's queries or writes), made empty when it has none. */
+function documentPlans<P>(cache: StatementCache, documents: LruMap<string, DocumentEntry<P>>, query: string, key: string): ShapedPlans<P> {
   let entry = documents.get(query);
   if (!entry) {
     entry = new Map();
@@ -80,15 +74,15 @@ function documentPlans<P>(cache: StatementCache, documents: LruMap<string, Docum
 }
 
 /** The root-field plans of query `query` kept in `app`'s cache under `operationKey`. */
-export function queryPlansOf(app: AppContext, query: string, operationKey: string, settings: AppSettings): ShapedPlans<RootPlan[]> {
+export function queryPlansOf(app: AppContext, query: string, operationKey: string): ShapedPlans<RootPlan[]> {
   const cache = cacheOf(app);
-  return documentPlans(cache, cache.queries, query, operationKey, settings);
+  return documentPlans(cache, cache.queries, query, operationKey);
 }
 
 /** The one-statement write plans of mutation document `query` kept in `app`'s cache under `operationKey`. */
-export function writePlansOf(app: AppContext, query: string, operationKey: string, settings: AppSettings): ShapedPlans<WritePlan> {
+export function writePlansOf(app: AppContext, query: string, operationKey: string): ShapedPlans<WritePlan> {
   const cache = cacheOf(app);
-  return documentPlans(cache, cache.writes, query, operationKey, settings);
+  return documentPlans(cache, cache.writes, query, operationKey);
 }
 
 /** How many compiled plans the app version's statement cache holds (0 before its first query). */

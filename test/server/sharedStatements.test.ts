@@ -151,4 +151,32 @@ describe.each(STORES)('one compiled statement for the apps of a model (%s)', (ki
     expect(answers.map((d) => d.viewer.allNotes.edges.map((e: Json) => e.node.text))).toEqual([['note of 0'], ['note of 1']]);
     expect(cachedPlans(apps[0]!.shared)).toBe(before + 1);
   });
+
+  it('shares a sized page between apps whose default page sizes differ, and keeps an unsized one apart', async () => {
+    const service = createAdminService(t.store);
+    const ids = [(await service.createApp({ name: 'small', schema: NOTES })).id, (await service.createApp({ name: 'large', schema: NOTES })).id];
+    await service.updateApp({ appId: ids[0]!, settings: { defaultPageSize: 1 } });
+    const apps = (await Promise.all(ids.map((id) => registry.get(id)))) as LiveApp[];
+    expect(apps[0]!.shared).toBe(apps[1]!.shared);
+    expect(apps.map((live) => live.context.app.settings.defaultPageSize)).toEqual([1, DEFAULT_SETTINGS.defaultPageSize]);
+    const run = async (live: LiveApp, query: string, variables: Record<string, unknown> = {}) => {
+      const result = await executeOperation({ app: live.context, shared: live.shared, store: live.store, ports, document: parse(query), query, variables, admin: true });
+      expect(result.errors).toEqual([]);
+      return JSON.parse(result.data ?? 'null');
+    };
+    for (const live of apps) for (const text of ['x', 'y']) await run(live, CREATE_NOTE, { t: text });
+    const texts = (data: Json) => data.viewer.allNotes.edges.map((e: Json) => e.node.text);
+    // A size given: the text does not depend on the default, one plan serves both apps.
+    const sized = '{ viewer { allNotes(first: 2, orderBy: { field: text, direction: ASC }) { edges { node { text } } } } }';
+    let before = cachedPlans(apps[0]!.shared);
+    for (const live of apps) expect(texts(await run(live, sized))).toEqual(['x', 'y']);
+    expect(cachedPlans(apps[0]!.shared)).toBe(before + 1);
+    // No size: each default is written into the text, a plan each.
+    const unsized = '{ viewer { allNotes(orderBy: { field: text, direction: ASC }) { edges { node { text } } } } }';
+    before = cachedPlans(apps[0]!.shared);
+    expect(texts(await run(apps[0]!, unsized))).toEqual(['x']);
+    expect(texts(await run(apps[1]!, unsized))).toEqual(['x', 'y']);
+    expect(texts(await run(apps[0]!, unsized))).toEqual(['x']);
+    expect(cachedPlans(apps[0]!.shared)).toBe(before + 2);
+  });
 });

@@ -84,10 +84,10 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   const wanted = typeof asked === 'boolean' ? asked : await asked;
   const request = s.binder.request;
   const prefix = kept ? `${kept.key}\u0001${s.access}${request.userId === undefined ? '-' : 'u'}${wanted ? 'e' : '-'}\u0001${inputShape(type, input)}\u0001` : '';
-  let plan = kept?.plans.get(request.variables, prefix);
+  let plan = kept?.plans.get(request, prefix);
   if (plan === undefined) {
     const compiled = compilePlan(s, kind, type, input, payloadType, nodes, wanted);
-    kept?.plans.set(request.variables, compiled.shapes, compiled.plan, prefix);
+    kept?.plans.set(request, compiled.shapes, compiled.plan, prefix);
     plan = compiled.plan;
   }
   if (plan === null) return undefined;
