@@ -57,6 +57,8 @@ interface Way {
   op: (i: number) => Promise<unknown>;
 }
 
+const NO_CPU: Readonly<CpuSpent> = { seconds: 0, machine: 0, node: 0, main: 0, server: 0, postgres: 0 };
+
 const addCpu = (a: CpuSpent, b: CpuSpent): CpuSpent => ({
   seconds: a.seconds + b.seconds,
   machine: a.machine + b.machine,
@@ -76,7 +78,7 @@ const addCpu = (a: CpuSpent, b: CpuSpent): CpuSpent => ({
 async function timedWays(rig: Rig, ways: readonly Way[]): Promise<Side[]> {
   const { rounds, warmupMs, ms } = rig.options;
   const windows = ways.map(() => [] as Timed[]);
-  const cpu: (CpuSpent | undefined)[] = ways.map(() => undefined);
+  const cpu: CpuSpent[] = ways.map(() => ({ ...NO_CPU }));
   const next = ways.map(() => 0);
   for (let round = 0; round < rounds; round++) {
     const order = ways.map((_, i) => i);
@@ -91,8 +93,7 @@ async function timedWays(rig: Rig, ways: readonly Way[]): Promise<Side[]> {
       const spent = end();
       next[w] = (next[w] as number) + measured.times.length;
       windows[w]?.push(measured);
-      const sum = cpu[w];
-      cpu[w] = sum ? addCpu(sum, spent) : spent;
+      cpu[w] = addCpu(cpu[w] as CpuSpent, spent);
     }
   }
   return ways.map((_, w) => ({ ...summariseWindows(windows[w] ?? []), cpu: cpu[w] as CpuSpent }));

@@ -18,29 +18,31 @@ const PROTOCOL = 'graphql-transport-ws';
 const SUBSCRIPTION_ID = '1';
 
 /**
- * Every receipt, one column per figure (numbers in growing typed arrays, not an object per
+ * Every receipt: four numbers each, side by side in one growing typed array (not an object per
  * receipt: 1.5 million objects kept to the end cost the bench process collections that the
  * server would pay for on the shared cores).
  */
 export class Receipts {
+  static readonly #STRIDE = 4;
   #size = 0;
-  #seq = new Float64Array(1 << 16);
-  #sentAt = new Float64Array(1 << 16);
-  #startedAt = new Float64Array(1 << 16);
-  #at = new Float64Array(1 << 16);
+  #figures = new Float64Array(Receipts.#STRIDE << 16);
 
   get length(): number {
     return this.#size;
   }
 
+  #figure(i: number, which: number): number {
+    return this.#figures[i * Receipts.#STRIDE + which] as number;
+  }
+
   /** Which event: the `seq` of the created row. */
   seq(i: number): number {
-    return this.#seq[i] as number;
+    return this.#figure(i, 0);
   }
 
   /** When the mutator sent it, from the row itself. */
   sentAt(i: number): number {
-    return this.#sentAt[i] as number;
+    return this.#figure(i, 1);
   }
 
   /**
@@ -49,31 +51,27 @@ export class Receipts {
    * start: the commit came after it.
    */
   startedAt(i: number): number {
-    return this.#startedAt[i] as number;
+    return this.#figure(i, 2);
   }
 
   /** When the client read the event. */
   at(i: number): number {
-    return this.#at[i] as number;
+    return this.#figure(i, 3);
   }
 
   add(seq: number, sentAt: number, startedAt: number, at: number): void {
-    if (this.#size === this.#at.length) {
-      const grown = (column: Float64Array) => {
-        const bigger = new Float64Array(column.length * 2);
-        bigger.set(column);
-        return bigger;
-      };
-      this.#seq = grown(this.#seq);
-      this.#sentAt = grown(this.#sentAt);
-      this.#startedAt = grown(this.#startedAt);
-      this.#at = grown(this.#at);
+    const base = this.#size * Receipts.#STRIDE;
+    if (base === this.#figures.length) {
+      const bigger = new Float64Array(this.#figures.length * 2);
+      bigger.set(this.#figures);
+      this.#figures = bigger;
     }
-    const i = this.#size++;
-    this.#seq[i] = seq;
-    this.#sentAt[i] = sentAt;
-    this.#startedAt[i] = startedAt;
-    this.#at[i] = at;
+    const figures = this.#figures;
+    figures[base] = seq;
+    figures[base + 1] = sentAt;
+    figures[base + 2] = startedAt;
+    figures[base + 3] = at;
+    this.#size++;
   }
 }
 
