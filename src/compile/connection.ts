@@ -11,7 +11,7 @@ import type { SqlFragment } from '../sql/index.js';
 import type { Link } from './context.js';
 import { cursorJson, cursorShape, cursorSql, decodeCursor, encodeCursor } from './cursor.js';
 import { modelFields, modelObject, valueFieldOut } from './object.js';
-import { beyond, cursorKeys, orderBy, signature, signatureParam, sortKeys } from './order.js';
+import { beyond, cursorKeys, orderBy, signatureParam, signer, sortKeys } from './order.js';
 import type { SortKey } from './order.js';
 import { collectFields, subSelections } from './selection.js';
 import type { Fields } from './selection.js';
@@ -114,8 +114,9 @@ function readPage(s: CompileState, target: ModelType, args: Record<string, unkno
     // request's app, and one statement serves every app of a model. Refusing it here would
     // cache the refusal for every cursor of its shape.
     const nulls = cursorShape(raw).split('').map((c) => c === 'n');
+    const signature = signer(target.name, keys);
     const values = keys.map((_, i) =>
-      s.binder.perRequest(cursorArg, (c, request) => decodeCursor(c, signature(request.appId, target.name, keys), cursorKeysOf, `${what}(${argName})`)[i]),
+      s.binder.perRequest(cursorArg, (c, request) => decodeCursor(c, signature(request.appId), cursorKeysOf, `${what}(${argName})`)[i]),
     );
     page.cursor = { values, nulls };
   }

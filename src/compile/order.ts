@@ -85,14 +85,19 @@ export function sortKeys(s: CompileState, type: ModelType, orderBy: unknown): So
   return keys;
 }
 
-/** Identifies the connection and order a cursor belongs to. */
-export function signature(appId: string, type: string, keys: readonly SortKey[]): string {
-  return `${appId}/${type}/${keys.map((k) => `${k.name}${k.desc ? '-' : '+'}`).join(',')}`;
+/**
+ * What identifies the connection and order a cursor belongs to, for each app: `<app>/<type>/<keys>`
+ * (all but the app written once, where the statement is compiled, not for each request).
+ */
+export function signer(type: string, keys: readonly SortKey[]): (appId: string) => string {
+  const rest = `/${type}/${keys.map((k) => `${k.name}${k.desc ? '-' : '+'}`).join(',')}`;
+  return (appId) => appId + rest;
 }
 
 /** The signature as a parameter of a statement, for the app of each request it is bound for. */
 export function signatureParam(s: CompileState, type: string, keys: readonly SortKey[]): SqlFragment {
-  return s.binder.fromRequest((r) => signature(r.appId, type, keys));
+  const signature = signer(type, keys);
+  return s.binder.fromRequest((r) => signature(r.appId));
 }
 
 /** `ORDER BY` items; `reverse` for backward pages (`last`/`before`). */
