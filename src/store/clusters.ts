@@ -292,8 +292,11 @@ export class Clusters {
   /** LISTENs on one cluster; a cluster that cannot be reached yet is tried again, more slowly each time. */
   #listenOn(entry: Listener, home: AppHome): Promise<void> {
     const resumed = entry.resumed && (() => entry.resumed?.(home));
-    const attempt = (delayMs: number, retried: boolean): Promise<void> =>
-      home.store.listen(entry.channel, (payload) => entry.handler(payload, home), { resumed }).then(
+    const attempt = (delayMs: number, retried: boolean): Promise<void> => {
+      // A retry that comes due after the clusters were closed (their stores with them) or the
+      // listener was let go has nothing left to do.
+      if (this.#closed || !this.#listeners.includes(entry)) return Promise.resolve();
+      return home.store.listen(entry.channel, (payload) => entry.handler(payload, home), { resumed }).then(
         (unlisten) => {
           entry.unlisten.push(unlisten);
           if (retried) resumed?.();
@@ -303,6 +306,7 @@ export class Clusters {
           setTimeout(() => void attempt(Math.min(delayMs * 2, MAX_LISTEN_RETRY_MS), true), delayMs).unref();
         },
       );
+    };
     return attempt(MIN_LISTEN_RETRY_MS, false);
   }
 

@@ -76,6 +76,32 @@ export function connectionBroken(err: unknown): boolean {
 export function unreachable(err: unknown, cluster: string | undefined): Error {
   const state = sqlState(err);
   if (state !== undefined && !state.startsWith('08') && state !== '57P03') return databaseError(err);
+  return outOfReach(err, cluster);
+}
+
+/**
+ * SQLSTATEs with which the server ends a session (FATAL): an administrator's command (a fast
+ * stop, pg_terminate_backend), a crash of another backend, the server shutting down.
+ */
+const SESSION_ENDED = new Set(['57P01', '57P02', '57P03']);
+
+/** Whether a statement failed because the server ended its session (see SESSION_ENDED). */
+export function sessionEnded(err: unknown): boolean {
+  const driver = driverError(err);
+  return driver?.severity === 'FATAL' && typeof driver.code === 'string' && SESSION_ENDED.has(driver.code);
+}
+
+/**
+ * A statement or transaction whose connection was lost before it was answered (the server
+ * stopped, restarted or ended the session, or the network failed): `UNAVAILABLE`, as a
+ * connection that cannot be made. A connection the server closed while it was idle in the pool
+ * is known to be closed only once the driver reads so, which may be after a statement took it.
+ */
+export function connectionLost(err: unknown, cluster: string | undefined): Error {
+  return outOfReach(err, cluster);
+}
+
+function outOfReach(err: unknown, cluster: string | undefined): Error {
   const where = cluster ? `The database of cluster "${cluster}"` : 'The database';
   const error = new TesseraError('UNAVAILABLE', `${where} cannot be reached; try again shortly`, { retryAfter: 1, ...(cluster ? { cluster } : {}) });
   return Object.assign(error, { cause: err });

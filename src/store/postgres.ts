@@ -4,11 +4,12 @@
 
 import pg from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
+import { isTesseraError } from '../errors/index.js';
 import { LruMap } from '../lru/index.js';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { connectionBroken, databaseError, statementError, unreachable } from './errors.js';
+import { connectionBroken, connectionLost, databaseError, sessionEnded, statementError, unreachable } from './errors.js';
 import { PgListener } from './listener.js';
 import { NamedRun } from './pgNamed.js';
 import { pgTypes } from './pgTypes.js';
@@ -178,6 +179,7 @@ export class PostgresStore implements Store {
       return await run<R>(client, text, values, this.#nameFor(checkout, text, options.recurring === true));
     } catch (err) {
       if (connectionBroken(err)) broken = asError(err);
+      if (this.#wasLost(client, err)) throw connectionLost(err, this.#cluster);
       throw statementError(err, options.timeoutMs);
     } finally {
       release(broken);
@@ -199,10 +201,12 @@ export class PostgresStore implements Store {
       await tx.run('COMMIT');
       return result;
     } catch (err) {
+      // A coded error of the caller's stays as it is; a failure of the connection under it is the cluster's.
+      const lost = !isTesseraError(err) && this.#wasLost(client, err);
       await tx.run('ROLLBACK').catch((rollbackError: unknown) => {
         broken = asError(rollbackError);
       });
-      throw err;
+      throw lost ? connectionLost(err, this.#cluster) : err;
     } finally {
       tx.finish();
       release(broken);
@@ -239,6 +243,15 @@ export class PostgresStore implements Store {
       await this.#pool.end();
     })();
     return this.#closing;
+  }
+
+  /**
+   * Whether a statement failed because its connection was lost: the connection reported so
+   * (an 'error' event, heard before the statement's own failure), or the server ended the
+   * session in answer to it.
+   */
+  #wasLost(client: PoolClient, err: unknown): boolean {
+    return this.#lost.has(client) || sessionEnded(err);
   }
 
   #checkOpen(): void {

@@ -1,8 +1,11 @@
 // Apps on several PostgreSQL servers (DESIGN §12): a second server of the test's own is added
 // as a cluster; apps placed there keep their data, DDL and subscriptions there; a second
-// instance and a restarted one serve them; a cluster going down affects only its own apps.
+// instance and a restarted one serve them; a cluster going down affects only its own apps, and
+// a statement that finds its pooled connection dead is answered as for a cluster that is down.
 
 import { randomBytes } from 'node:crypto';
+import { connect, createServer as createTcpServer } from 'node:net';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminService } from '../../src/admin/index.js';
@@ -75,6 +78,78 @@ async function schemaOn(url: string, appId: string): Promise<boolean> {
 }
 
 const codes = (body: Json): string[] => (body.errors ?? []).map((e: Json) => e.extensions?.code);
+
+interface Relay {
+  /** The database URL, through the relay. */
+  url: string;
+  /**
+   * The server goes dark as one whose host is lost: new connections are cut at once, and open
+   * ones go silent, their clients hearing nothing until they send (the connection then ends).
+   */
+  dark(): void;
+  /** New connections reach the server again (silent ones stay silent). */
+  light(): void;
+  close(): Promise<void>;
+}
+
+/** A TCP relay to the PostgreSQL server of `databaseUrl`, on a port of its own. */
+async function startRelay(databaseUrl: string): Promise<Relay> {
+  const target = new URL(databaseUrl);
+  const open = new Set<{ client: Socket; server: Socket }>();
+  const silent = new Set<Socket>();
+  let dark = false;
+  const relay = createTcpServer((client) => {
+    if (dark) {
+      client.destroy();
+      return;
+    }
+    const server = connect(Number(target.port || 5432), target.hostname);
+    const pair = { client, server };
+    open.add(pair);
+    const end = () => {
+      open.delete(pair);
+      client.destroy();
+      server.destroy();
+    };
+    for (const socket of [client, server]) socket.on('error', end).on('close', end);
+    client.pipe(server);
+    server.pipe(client);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const address = relay.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const url = new URL(databaseUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(address.port);
+  return {
+    url: url.toString(),
+    dark() {
+      dark = true;
+      for (const pair of open) {
+        const { client, server } = pair;
+        open.delete(pair);
+        client.unpipe(server);
+        server.unpipe(client);
+        server.removeAllListeners().on('error', () => undefined);
+        server.destroy();
+        client.removeAllListeners().on('error', () => undefined);
+        client.on('data', () => client.destroy()).on('close', () => silent.delete(client));
+        silent.add(client);
+      }
+    },
+    light() {
+      dark = false;
+    },
+    async close() {
+      for (const { client, server } of open) {
+        client.destroy();
+        server.destroy();
+      }
+      for (const client of silent) client.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    },
+  };
+}
 
 describe.runIf(STORES.includes('postgres'))('clusters (postgres)', () => {
   let main: TestStore;
@@ -359,6 +434,94 @@ describe.runIf(STORES.includes('postgres'))('clusters (postgres)', () => {
     expect(await schemaOn(east.url, forked.id)).toBe(false);
     const reused = await createApp(one, 'eastfork', 'main');
     expect(reused.cluster).toBe('main');
+  });
+});
+
+describe.runIf(STORES.includes('postgres'))('a cluster whose connections go silent (postgres)', () => {
+  let main: TestStore;
+  let far: TestStore;
+  let relay: Relay;
+  let server: Instance;
+  let app: { id: string; cluster: string; token: string };
+  const secret = randomBytes(32).toString('base64url');
+  const notes = '{ viewer { allNotes { edges { node { text } } } } }';
+  const createNote = 'mutation($t: String!) { createNote(input: { text: $t }) { changedNote { text } } }';
+
+  beforeAll(async () => {
+    [main, far] = await Promise.all([openTestStore('postgres'), openTestStore('postgres')]);
+    relay = await startRelay(far.databaseUrl!);
+    server = await startInstance(main.databaseUrl!, generatePlatformKey(), secret);
+    const added = await admin(server, 'mutation($i: AddClusterInput!) { addCluster(input: $i) { cluster { name } } }', { i: { name: 'east', url: relay.url } });
+    expect(added.body.errors).toBeUndefined();
+    app = await createApp(server, 'far', 'east');
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await relay?.close();
+    await far?.close();
+    await main?.close();
+  });
+
+  /** The answer is UNAVAILABLE for the cluster, never data nor an internal error. */
+  const expectUnavailable = (reply: { status: number; headers: Headers; body: Json }) => {
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('retry-after')).toBe('1');
+    expect(codes(reply.body)).toEqual(['UNAVAILABLE']);
+    expect(reply.body.errors[0].extensions.cluster).toBe('east');
+  };
+
+  /** Reads the app's notes once the cluster answers again: a connection lost meanwhile is answered UNAVAILABLE when taken. */
+  const readWhenBack = async () => {
+    for (let i = 0; ; i++) {
+      const read = await gql(server.base, app.id, app.token, notes);
+      if (read.status === 200 || i === 20) return read;
+      expectUnavailable(read);
+    }
+  };
+
+  it('answers UNAVAILABLE when the pooled connection a statement takes turns out to be dead, and serves again once the cluster answers', async () => {
+    const written = await gql(server.base, app.id, app.token, createNote, { t: 'kept' });
+    expect(written.body.errors).toBeUndefined();
+    expect((await gql(server.base, app.id, app.token, notes)).status).toBe(200);
+    // The connections in the pool are open as far as this instance knows: the next read takes one.
+    relay.dark();
+    expectUnavailable(await gql(server.base, app.id, app.token, notes));
+    relay.light();
+    const back = await readWhenBack();
+    expect(back.status).toBe(200);
+    expect(back.body.data.viewer.allNotes.edges).toEqual([{ node: { text: 'kept' } }]);
+    // A write that takes such a connection is refused as a whole, whether it is one statement
+    // or a transaction (a user's sign-up): it never reached the cluster.
+    const writes: [string, Record<string, unknown>][] = [
+      [createNote, { t: 'lost' }],
+      ['mutation { createUser(input: { username: "lost", password: "correct horse battery" }) { changedUser { id } } }', {}],
+    ];
+    for (const [write, variables] of writes) {
+      relay.dark();
+      expectUnavailable(await gql(server.base, app.id, app.token, write, variables));
+      relay.light();
+      expect((await readWhenBack()).status).toBe(200);
+    }
+    const kept = await gql(server.base, app.id, app.token, '{ viewer { allNotes { edges { node { text } } } allUsers { edges { node { username } } } } }');
+    expect(kept.body.data.viewer).toEqual({ allNotes: { edges: [{ node: { text: 'kept' } }] }, allUsers: { edges: [] } });
+  });
+
+  it('closes quietly while it is still trying to listen on a cluster that is down', async () => {
+    const uncaught: unknown[] = [];
+    const hear = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', hear);
+    relay.dark();
+    try {
+      // Started, its LISTEN on the cluster has failed once and is due again in half a second.
+      const other = await startInstance(main.databaseUrl!, server.key, secret);
+      await other.close();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+    } finally {
+      process.off('uncaughtException', hear);
+      relay.light();
+    }
+    expect(uncaught).toEqual([]);
   });
 });
 
