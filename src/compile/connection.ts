@@ -73,8 +73,7 @@ const MAX_INLINED_SIZE = 10_000;
  */
 function pageLimit(s: CompileState, sizeArg: unknown, bound: boolean, size: () => SqlFragment): SqlFragment {
   if (bound) {
-    const given = s.binder.shape(sizeArg, 'value');
-    const n = given === undefined || given === null ? s.binder.setting('defaultPageSize') : given;
+    const n = s.binder.shape(sizeArg, 'value') ?? s.binder.setting('defaultPageSize');
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_INLINED_SIZE) return sql`${literal(n)} + 1`;
   }
   return sql`${size()} + 1`;

@@ -76,7 +76,7 @@ export function connectionBroken(err: unknown): boolean {
 export function unreachable(err: unknown, cluster: string | undefined): Error {
   const state = sqlState(err);
   if (state !== undefined && !state.startsWith('08') && state !== '57P03') return databaseError(err);
-  return outOfReach(err, cluster);
+  return connectionLost(err, cluster);
 }
 
 /**
@@ -98,10 +98,6 @@ export function sessionEnded(err: unknown): boolean {
  * is known to be closed only once the driver reads so, which may be after a statement took it.
  */
 export function connectionLost(err: unknown, cluster: string | undefined): Error {
-  return outOfReach(err, cluster);
-}
-
-function outOfReach(err: unknown, cluster: string | undefined): Error {
   const where = cluster ? `The database of cluster "${cluster}"` : 'The database';
   const error = new TesseraError('UNAVAILABLE', `${where} cannot be reached; try again shortly`, { retryAfter: 1, ...(cluster ? { cluster } : {}) });
   return Object.assign(error, { cause: err });
