@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { compile, ident, sql } from '../sql/index.js';
+import { primeAllocator } from '../store/index.js';
 import type { SqlFragment } from '../sql/index.js';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,9 +37,13 @@ export async function createBenchDatabase(serverUrl = process.env.DATABASE_URL ?
   };
 }
 
-/** A pool like the PostgreSQL store's: same size, same session time zone. */
+/**
+ * A pool like the PostgreSQL store's: same size, same session time zone, each connection's
+ * allocator primed as the store primes it, so the baselines' backends spend per statement what
+ * the server's do (without it, a backend's cost per page depended on what it had run before).
+ */
 export function directPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC' });
+  const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC', onConnect: primeAllocator });
   // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
   pool.on('error', () => undefined);
   return pool;

@@ -74,6 +74,30 @@ export const PREPARED_PER_CONNECTION = 100;
  */
 const NAMED_TEXTS = 2_000;
 
+/**
+ * Bytes a new connection's backend allocates and frees once, before its first statement, so
+ * that its memory allocator keeps what later statements free instead of handing it back.
+ *
+ * glibc's `malloc` (the C library of PostgreSQL's usual builds) gives the top of its heap back to
+ * the kernel whenever more than its trim threshold, 128 KiB at first, lies free there. A data API
+ * statement builds its JSON answer in memory contexts that are freed when it ends, so a fresh
+ * backend grows its heap past that threshold and shrinks it again on every page it serves: each
+ * time the pages are faulted in anew and their unmapping interrupts the other cores. A first page
+ * of 20 posts cost PostgreSQL twice the CPU for that alone, a page of 500 nearly three times
+ * (docs/performance.md, "A backend's memory given back after every statement"). glibc raises
+ * both thresholds for good when a block it mapped on its own is freed: to the block's size for
+ * blocks mapped, to twice that for trimming. One text of this size, built and dropped, is such a
+ * block, so the backend then keeps up to 8 MiB of free heap rather than 128 KiB. Other allocators
+ * ignore it; so does glibc when the server's environment fixes the thresholds
+ * (`MALLOC_TRIM_THRESHOLD_`, `MALLOC_MMAP_THRESHOLD_`).
+ */
+export const ALLOCATOR_PRIMING_BYTES = 4 * 1024 * 1024;
+
+/** Primes a new connection's allocator (ALLOCATOR_PRIMING_BYTES): a text of that size built and dropped. */
+export function primeAllocator(client: pg.ClientBase): Promise<unknown> {
+  return client.query(`SELECT length(repeat('x', ${ALLOCATOR_PRIMING_BYTES}))`);
+}
+
 /** An answer's rows and count (the command's, or the rows' when it reports none). */
 function toResult<R>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
   return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
@@ -161,6 +185,8 @@ export class PostgresStore implements Store {
       max: options.maxConnections ?? 10,
       // A server that does not answer is given up on within the statement timeout.
       connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
+      // Awaited before the connection's first checkout; a failure ends it and fails the checkout.
+      onConnect: primeAllocator,
     });
     // An idle client whose connection dies is dropped by the pool; the next checkout gets a new one.
     this.#pool.on('error', () => undefined);
