@@ -6,6 +6,7 @@ import { badInput } from '../errors/index.js';
 import { normalizeDateTime } from '../model/index.js';
 import { join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
+import { base64urlSql } from './base64url.js';
 
 /** A value kind a cursor position may hold, by the column it was read from. */
 export type KeyKind = 'uuid' | 'text' | 'integer' | 'float' | 'boolean' | 'timestamp';
@@ -26,7 +27,7 @@ export function cursorJson(signature: SqlFragment, keys: readonly SqlFragment[])
 
 /** A cursor's JSON text as the opaque cursor string (base64url, no padding). */
 export function encodeCursor(json: SqlFragment): SqlFragment {
-  return sql`translate(encode(convert_to(${json}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
+  return base64urlSql(json);
 }
 
 /** The cursor of a row as SQL, from its key columns (the id last). */
