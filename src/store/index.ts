@@ -6,7 +6,7 @@ export { withStatementTimeout } from './bounded.js';
 export { withProbes } from './probed.js';
 export type { ProbeRun, StatementKind, StatementProbe } from './probed.js';
 export { openStore, embeddedDatabaseDir } from './open.js';
-export { primeAllocator } from './postgres.js';
+export { primeAllocator } from './pgAllocator.js';
 export { Clusters, perStore } from './clusters.js';
 export type { AppHome, ClusterView, ClustersOptions, UrlSealer } from './clusters.js';
 export type { OpenStoreOptions } from './open.js';
