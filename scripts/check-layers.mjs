@@ -13,6 +13,7 @@ const ALLOWED = {
   lru: [], // the bounded least-recently-used map every count-bounded cache is built on
   secrets: [], // sealing secrets the server must read back
   outbound: [], // HTTP calls made for an app, kept off private networks
+  local: [], // a local installation's defaults: address, data directory, key file (the CLI reads them without the server)
   archive: ['errors'], // the app archive format (export, import)
   model: ['errors'],
   store: ['sql', 'model', 'lru', 'errors'],
@@ -25,8 +26,8 @@ const ALLOWED = {
   files: ['store', 'errors'], // file bytes: storage drivers, signed URLs, the removal worker
   realtime: ['compile', 'graphql', 'permissions', 'accounts', 'store', 'model', 'sql', 'errors'],
   admin: ['model', 'store', 'graphql', 'oidc', 'functions', 'archive', 'errors', 'sql'],
-  server: ['build', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'archive', 'lru', 'errors'],
-  cli: ['build', 'server', 'admin', 'store', 'model', 'archive', 'errors'],
+  server: ['build', 'local', 'admin', 'accounts', 'compile', 'graphql', 'realtime', 'files', 'store', 'model', 'oidc', 'functions', 'secrets', 'outbound', 'archive', 'lru', 'errors'],
+  cli: ['build', 'local', 'server', 'admin', 'store', 'model', 'archive', 'errors'],
   bench: null, // benchmarks may use anything
 };
 

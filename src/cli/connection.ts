@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, adminKeyPath } from '../server/index.js';
+import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT, adminKeyPath } from '../local/index.js';
 import type { Env } from '../server/index.js';
 import { CliError } from './io.js';
 

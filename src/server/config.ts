@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { LOGIN_LIMITS } from '../accounts/index.js';
 import type { LoginLimit, LoginLimits } from '../accounts/index.js';
 import { badInput } from '../errors/index.js';
+import { DEFAULT_DATA_DIR, DEFAULT_HOST, DEFAULT_PORT } from '../local/index.js';
 import { TEXT_SETTINGS, corsOriginProblem } from '../model/index.js';
 import { MIN_SECRET_KEY_LENGTH } from '../secrets/index.js';
 import type { TracingConfig } from './tracing.js';
@@ -71,9 +72,6 @@ export interface ConfigFlags {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export const DEFAULT_PORT = 4000;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_DATA_DIR = '.tessera';
 /** Platform keys given by the operator must be at least this long. */
 export const MIN_ADMIN_KEY_LENGTH = 16;
 

@@ -1,9 +1,9 @@
 // The HTTP server's public face: configuration, the platform key, building a server for
 // tests or embedding, and running one with signal handling.
 
-export { loadConfig, defaultPublicUrl, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_DATA_DIR, LOG_LEVELS } from './config.js';
+export { loadConfig, defaultPublicUrl, LOG_LEVELS } from './config.js';
 export type { ServerConfig, ConfigFlags, Env, LogLevel, TrustProxy } from './config.js';
-export { resolvePlatformKey, generatePlatformKey, adminKeyPath, keysMatch, ADMIN_KEY_FILE } from './platformKey.js';
+export { resolvePlatformKey, generatePlatformKey, keysMatch } from './platformKey.js';
 export type { PlatformKey } from './platformKey.js';
 export { resolveSecretKey, SECRET_KEY_FILE } from './secretKey.js';
 export type { SecretKey } from './secretKey.js';

@@ -4,8 +4,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-
-export const ADMIN_KEY_FILE = 'admin-key';
+import { ADMIN_KEY_FILE } from '../local/index.js';
 
 export interface PlatformKey {
   key: string;
@@ -19,10 +18,6 @@ export interface PlatformKey {
 /** A fresh platform key: 32 random bytes, base64url, prefixed so it is recognisable in a leak scan. */
 export function generatePlatformKey(): string {
   return `tsk_${randomBytes(32).toString('base64url')}`;
-}
-
-export function adminKeyPath(dataDir: string): string {
-  return join(dataDir, ADMIN_KEY_FILE);
 }
 
 async function readKeyFile(path: string): Promise<string | undefined> {
