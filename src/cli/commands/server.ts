@@ -1,10 +1,11 @@
 // `tessera dev` and `tessera serve`: run the server in the foreground. dev always uses the
-// embedded store and makes sure the demo app exists; serve follows DATABASE_URL.
+// embedded store and makes sure the demo app exists; serve follows DATABASE_URL. The server's
+// modules are loaded when one of these runs, not for every command: the client commands and
+// --help start in a fraction of the time without them.
 
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { isTesseraError } from '../../errors/index.js';
-import { ADMIN_PATH, loadConfig, startServer } from '../../server/index.js';
 import type { RunningServer, ServerConfig } from '../../server/index.js';
 import { problemLine } from '../format.js';
 import { CliError } from '../io.js';
@@ -19,7 +20,14 @@ interface ListenFlags {
   dataDir?: string;
 }
 
-async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<RunningServer> {
+/** A started server, and the path of its management API for the banner. */
+interface Started {
+  running: RunningServer;
+  adminPath: string;
+}
+
+async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<Started> {
+  const { ADMIN_PATH, loadConfig, startServer } = await import('../../server/index.js');
   let config: ServerConfig;
   try {
     config = loadConfig({ port: flags.port, host: flags.host, dataDir: flags.dataDir }, env, io.cwd);
@@ -28,7 +36,7 @@ async function start(flags: ListenFlags, env: CliIo['env'], io: CliIo): Promise<
     throw err;
   }
   try {
-    return await startServer(config);
+    return { running: await startServer(config), adminPath: ADMIN_PATH };
   } catch (err) {
     throw new CliError(`cannot start the server: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -106,14 +114,14 @@ export function registerServerCommands(program: Command, io: CliIo): void {
       if (io.env.DATABASE_URL) {
         io.stderr('tessera: note: dev always uses the embedded store; DATABASE_URL is ignored (use tessera serve)\n');
       }
-      const running = await start(flags, { ...io.env, DATABASE_URL: undefined }, io);
+      const { running, adminPath } = await start(flags, { ...io.env, DATABASE_URL: undefined }, io);
       printKeyInfo(running, io);
       const demo = await ensureDemoApp(running, io);
       // The banner is for the person at the terminal; stdout carries JSON log lines only.
       io.stderr(
         [
           `Tessera listening on ${running.url}`,
-          `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          `  management API  ${running.publicUrl}${adminPath}`,
           `  web console     ${running.publicUrl}/console  (sign in with the platform key)`,
           ...(demo
             ? [
@@ -139,7 +147,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
       '\nConfiguration comes from flags and TESSERA_* variables (see docs/server.md).\nStops gracefully on SIGTERM or SIGINT.\n\nExample:\n  DATABASE_URL=postgres://localhost/tessera tessera serve --port 8080 --host 0.0.0.0',
     )
     .action(async (flags: ListenFlags) => {
-      const running = await start(flags, io.env, io);
+      const { running, adminPath } = await start(flags, io.env, io);
       printKeyInfo(running, io);
       if (running.store.kind === 'postgres' && (running.platformKey.source === 'file' || running.secretKey.source === 'file')) {
         // Each instance's data directory would hold keys of its own.
@@ -149,7 +157,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
       io.stderr(
         [
           `Tessera listening on ${running.url}`,
-          `  management API  ${running.publicUrl}${ADMIN_PATH}`,
+          `  management API  ${running.publicUrl}${adminPath}`,
           `  web console     ${running.publicUrl}/console`,
           `  store           ${running.store.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'embedded'}`,
           `  platform key    ${keyLocation(running)}`,
