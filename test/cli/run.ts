@@ -27,9 +27,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+/** `nodeArgs`: options for Node itself, before the script (e.g. `--import` of a hook). */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; nodeArgs?: string[] } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? cleanEnv(), cwd: options.cwd });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: options.env ?? cleanEnv(), cwd: options.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -2,13 +2,12 @@
 // compiler, the stores and their drivers): only `tessera dev` and `tessera serve` load them.
 // Each command runs as a child process with a hook that records every module it resolves.
 
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv } from './run.js';
+import { cleanEnv, runCli } from './run.js';
 
 const RECORDER = pathToFileURL(join(import.meta.dirname, 'recordModules.mjs')).href;
 
@@ -30,13 +29,7 @@ afterAll(async () => {
 async function modulesOf(args: string[]): Promise<{ code: number | null; stderr: string; modules: string[] }> {
   runs += 1;
   const file = join(dir, `modules-${runs}.txt`);
-  const child = spawn(process.execPath, ['--import', RECORDER, BIN, ...args], { env: cleanEnv({ MODULES_FILE: file }), cwd: dir });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
+  const { code, stderr } = await runCli(args, { env: cleanEnv({ MODULES_FILE: file }), cwd: dir, nodeArgs: ['--import', RECORDER] });
   const modules = (await readFile(file, 'utf8')).trim().split('\n');
   return { code, stderr, modules };
 }
