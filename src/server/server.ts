@@ -20,7 +20,7 @@ import { REDACTED, REDACTED_PATHS, redactNestedHeaders } from './logSecrets.js';
 import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
-import { installAppGraphql } from './routes/appGraphql.js';
+import { appAnswerer, installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
 import { installFileDownloads } from './routes/fileDownloads.js';
@@ -291,6 +291,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     maxCallersPerStatement: options.maxCallersPerStatement,
     directory,
   });
+  const answer = appAnswerer({ operations, onOperation, tracer: options.tracer });
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
   void app.register(async (scope) => {
     // Uploads: multipart bodies to the app endpoints stream their files into storage.
@@ -305,7 +306,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         onError: (err) => app.log.warn({ err }, 'uploads not released'),
       });
     }
-    installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
+    installAppGraphql(scope, { operations, webSocket, answer });
   });
   installFileDownloads(app, { registry, signer, storage });
   installConsole(app);
