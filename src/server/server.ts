@@ -20,8 +20,7 @@ import { REDACTED, REDACTED_PATHS, redactNestedHeaders } from './logSecrets.js';
 import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
 import { installAdminGraphql } from './routes/adminGraphql.js';
-import { appAnswerer, installAppGraphql } from './routes/appGraphql.js';
-import { directAppRoute, putInFront } from './routes/appGraphqlDirect.js';
+import { installAppGraphql } from './routes/appGraphql.js';
 import { DEFAULT_RECHECK_MS, installAppSubscriptions } from './routes/appSubscriptions.js';
 import { installConsole } from './routes/console.js';
 import { installFileDownloads } from './routes/fileDownloads.js';
@@ -73,12 +72,6 @@ export interface ServerOptions {
   logDestination?: LogDestination;
   trustProxy?: TrustProxy;
   bodyLimit?: number;
-  /**
-   * Whether the data route's common requests (a JSON POST without Origin) are answered before
-   * Fastify sees them (routes/appGraphqlDirect.ts; default true). False sends every request
-   * through Fastify: the same answers, for tests and benchmarks that compare the two.
-   */
-  directRoute?: boolean | undefined;
   /** How often an open WebSocket connection's credentials are checked again (default 60 s). */
   credentialRecheckMs?: number;
   /** Events queued for one subscription before its subscriber counts as too slow (default 256). */
@@ -131,10 +124,6 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
 }
 
 /**
- * In front of Fastify: the data route's common request, a JSON POST to `/graphql/:appId` without
- * Origin, is answered on Node's HTTP server with the same answer, headers, log line and metrics
- * (routes/appGraphqlDirect.ts); every other request takes the hook list below.
- *
  * The hook list, in request order:
  *   onRequest   requestId (x-request-id header); admin scope: platform-key check (401)
  *   parsing     JSON bodies (at most `bodyLimit` bytes, 413), and multipart uploads to app
@@ -176,7 +165,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   installRequestId(app);
-  const drain = installDrain(app);
+  installDrain(app);
   const metrics = installMetrics(app, options.store);
   // Every statement the server runs for the data API, realtime and logins is timed (metrics),
   // on every cluster.
@@ -302,12 +291,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
     maxCallersPerStatement: options.maxCallersPerStatement,
     directory,
   });
-  const answer = appAnswerer({ operations, onOperation, tracer: options.tracer });
-  // The data route's common requests skip Fastify (routes/appGraphqlDirect.ts); compressed
-  // answers are @fastify/compress's, so with compression on every request goes through Fastify.
-  if (options.directRoute !== false && !options.compression) {
-    putInFront(app.server, directAppRoute({ answer, bodyLimit, log: app.log, trustProxy: options.trustProxy ?? false, drain, record: metrics.record }));
-  }
   // Registered after the WebSocket plugin, so that it sees the route's wsHandler.
   void app.register(async (scope) => {
     // Uploads: multipart bodies to the app endpoints stream their files into storage.
@@ -322,7 +305,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         onError: (err) => app.log.warn({ err }, 'uploads not released'),
       });
     }
-    installAppGraphql(scope, { operations, webSocket, answer });
+    installAppGraphql(scope, { operations, webSocket, onOperation, tracer: options.tracer });
   });
   installFileDownloads(app, { registry, signer, storage });
   installConsole(app);

@@ -5,38 +5,21 @@
 
 import type { FastifyInstance } from 'fastify';
 
-/** The drain's state, for answers sent without Fastify's hooks (routes/appGraphqlDirect.ts). */
-export interface Drain {
-  /** Whether the server is shutting down: answers then carry `Connection: close`. */
-  readonly closing: boolean;
-  /** To be called once an answer has been sent. */
-  answered(): void;
-}
-
-export function installDrain(app: FastifyInstance): Drain {
+export function installDrain(app: FastifyInstance): void {
   let closing = false;
   // preClose runs before the listener stops accepting, so responses still in flight see the flag.
   app.addHook('preClose', async () => {
     closing = true;
   });
-  const drain: Drain = {
-    get closing() {
-      return closing;
-    },
-    answered() {
-      // Node closes idle connections once when the listener stops; one that becomes idle later
-      // would otherwise wait out its keep-alive timeout. Its response has finished here, and
-      // Node counts the connection idle once the event that emitted this has run.
-      if (closing) setImmediate(() => app.server.closeIdleConnections());
-    },
-  };
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  // Node closes idle connections once when the listener stops; one that becomes idle later
+  // would otherwise wait out its keep-alive timeout. Its response has finished here, and Node
+  // counts the connection idle once the event that emitted this has run.
   app.addHook('onResponse', (_request, _reply, done) => {
-    drain.answered();
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
     done();
   });
-  return drain;
 }

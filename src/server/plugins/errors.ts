@@ -2,9 +2,8 @@
 // code; non-TesseraErrors are logged with detail under the request id and answered INTERNAL.
 
 import type { Socket } from 'node:net';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, errorResponse } from '../clientErrors.js';
-import type { ErrorBody } from '../clientErrors.js';
 
 /**
  * Fastify's `frameworkErrors`: failures before routing, which would otherwise get Fastify's
@@ -50,28 +49,15 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
-/** A failed request's answer: its status, headers and coded body. The failure is logged under the request's id. */
-export interface ErrorAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: ErrorBody;
-}
-
-export function errorAnswer(err: unknown, requestId: string, bodyLimit: number, log: FastifyBaseLogger): ErrorAnswer {
-  const response = errorResponse(err, requestId, bodyLimit);
-  if (response.internal) log.error({ err }, 'request failed');
-  else log.info({ code: response.body.errors[0]?.extensions?.code }, 'request refused');
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  // A refusal that says when to come back (a database out of reach) says it in HTTP too.
-  const retryAfter = response.body.errors[0]?.extensions?.retryAfter;
-  if (typeof retryAfter === 'number' && response.status >= 429) headers['retry-after'] = String(retryAfter);
-  return { status: response.status, headers, body: response.body };
-}
-
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err, request, reply) => {
-    const answer = errorAnswer(err, request.id, bodyLimit, request.log);
-    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    const response = errorResponse(err, request.id, bodyLimit);
+    if (response.internal) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: response.body.errors[0]?.extensions?.code }, 'request refused');
+    // A refusal that says when to come back (a database out of reach) says it in HTTP too.
+    const retryAfter = response.body.errors[0]?.extensions?.retryAfter;
+    if (typeof retryAfter === 'number' && response.status >= 429) void reply.header('retry-after', String(retryAfter));
+    return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
 
   app.setNotFoundHandler((request, reply) => {

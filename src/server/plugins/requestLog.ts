@@ -3,17 +3,12 @@
 // login throttle counts, so an operator can find who holds an account at its limit). Fastify's own pair of lines
 // (incoming / completed) is switched off in server.ts.
 
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-
-/** Writes a request's line: `url` may hold a query string, which is left out. */
-export function logAnswered(log: FastifyBaseLogger, method: string, url: string, statusCode: number, address: string | undefined, elapsedMs: number): void {
-  const path = url.split('?', 1)[0];
-  log.info({ method, path, statusCode, address, responseTime: Math.round(elapsedMs * 100) / 100 }, 'request completed');
-}
+import type { FastifyInstance } from 'fastify';
 
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
-    logAnswered(request.log, request.method, request.url, reply.statusCode, request.ip, reply.elapsedTime);
+    const path = request.url.split('?', 1)[0];
+    request.log.info({ method: request.method, path, statusCode: reply.statusCode, address: request.ip, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
     done();
   });
 }

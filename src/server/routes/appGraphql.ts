@@ -1,16 +1,14 @@
 // The data API route of each app, `/graphql/:appId`: finds the live app, tells who is asking
 // from the bearer token, and hands the request to GraphQL over HTTP with the operation core's
 // runner for that app and caller; a WebSocket upgrade of the same path (GET with `Upgrade:
-// websocket`) goes to the subscription endpoint. The answerer knows no server framework: the
-// Fastify route here and the direct route (appGraphqlDirect.ts) both call it.
+// websocket`) goes to the subscription endpoint. This file only adapts Fastify to those parts.
 
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Tracer } from '@opentelemetry/api';
 import { publicKeySet } from '../../accounts/index.js';
 import { isTesseraError, notFound } from '../../errors/index.js';
 import { unknownApp } from '../appPorts.js';
 import { handleGraphQLOverHttp } from '../graphqlOverHttp.js';
-import type { GraphQLHttpRequest, GraphQLHttpResponse } from '../graphqlOverHttp.js';
 import { setAnswerHeaders } from '../plugins/cors.js';
 import type { AppOperations } from '../operation/appOperations.js';
 import { callerLabel } from '../operation/callers.js';
@@ -21,18 +19,13 @@ import type { OperationNote } from '../operation/outcome.js';
 import { traceOperation } from '../tracing.js';
 import type { WebSocketEndpoint } from './appSubscriptions.js';
 
-export interface AppAnswerOptions {
+export interface AppRouteOptions {
   operations: AppOperations;
+  webSocket: WebSocketEndpoint;
   /** Told of every answered operation of a live app (metrics, its traffic). */
   onOperation?: (operation: AnsweredOperation) => void;
   /** Traces each request's operation when tracing is on. */
   tracer?: Tracer | undefined;
-}
-
-export interface AppRouteOptions {
-  operations: AppOperations;
-  webSocket: WebSocketEndpoint;
-  answer: AppAnswerer;
 }
 
 /** How a refused credential's operation is labelled: no caller was established. */
@@ -41,23 +34,11 @@ const ANONYMOUS_LABEL = { caller: 'anonymous' as const, userId: undefined };
 /** A span's namer when no tracer is set. */
 const NOT_TRACED = (): void => undefined;
 
-/** A request to an app's data route, whichever server read it (Fastify, or routes/appGraphqlDirect.ts). */
-export interface AppHttpRequest extends GraphQLHttpRequest {
-  appId: string;
-  /** The client's address, as the login throttle counts it (trusted proxies honoured). */
-  address: string;
-  requestId: string;
-  log: FastifyBaseLogger;
-}
-
-/** Answers a request to an app's data route; a failure before the operation (an unknown app, a refused credential) is thrown, coded. */
-export type AppAnswerer = (request: AppHttpRequest) => Promise<GraphQLHttpResponse>;
-
-export function appAnswerer(options: AppAnswerOptions): AppAnswerer {
+export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
   const { operations, tracer } = options;
   const onOperation = options.onOperation;
   /** Tells `onOperation` of an answered operation of `live` that started at `started`. */
-  const report = (request: AppHttpRequest, live: LiveApp, started: number, note: OperationNote, status: number, caller: Caller | undefined): void => {
+  const report = (request: FastifyRequest, live: LiveApp, started: number, note: OperationNote, status: number, caller: Caller | undefined): void => {
     if (!onOperation) return;
     const label = caller ? callerLabel(live, caller) : ANONYMOUS_LABEL;
     onOperation({
@@ -67,16 +48,16 @@ export function appAnswerer(options: AppAnswerOptions): AppAnswerer {
       name: note.name,
       outcome: note.outcome,
       seconds: (performance.now() - started) / 1000,
-      requestId: request.requestId,
+      requestId: request.id,
       status,
       caller: label.caller,
       userId: label.userId,
     });
   };
-  const answer = async (request: AppHttpRequest, describe: (note: OperationNote) => void): Promise<GraphQLHttpResponse> => {
+  const answer = async (request: FastifyRequest, reply: FastifyReply, appId: string, describe: (note: OperationNote) => void) => {
     // A loaded app and a known credential need no promise: most requests.
-    const live = operations.loaded(request.appId) ?? (await operations.app(request.appId));
-    if (!live) throw notFound(unknownApp(request.appId));
+    const live = operations.loaded(appId) ?? (await operations.app(appId));
+    if (!live) throw notFound(unknownApp(appId));
     const started = performance.now();
     let caller: Caller;
     try {
@@ -87,26 +68,21 @@ export function appAnswerer(options: AppAnswerOptions): AppAnswerer {
       if (isTesseraError(err)) report(request, live, started, { type: 'unknown', outcome: err.code }, err.status, undefined);
       throw err;
     }
-    const runner = operations.runner({ live, caller, address: request.address, requestId: request.requestId, log: request.log });
-    const { response, note } = await handleGraphQLOverHttp(request, runner);
+    // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
+    const runner = operations.runner({ live, caller, address: request.ip, requestId: request.id, log: request.log });
+    const { response, note } = await handleGraphQLOverHttp(
+      { method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body },
+      runner,
+    );
     describe(note);
     report(request, live, started, note, response.status, caller);
-    return response;
-  };
-  return (request) => {
-    if (!tracer) return answer(request, NOT_TRACED);
-    const origin = { transport: 'http' as const, appId: request.appId, headers: request.headers, requestId: request.requestId };
-    return traceOperation(tracer, origin, (describe) => answer(request, describe));
-  };
-}
-
-export function installAppGraphql(app: FastifyInstance, options: AppRouteOptions): void {
-  const { operations, answer } = options;
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { appId } = request.params as { appId: string };
-    // request.ip honours X-Forwarded-For only when the operator trusts the proxy.
-    const response = await answer({ appId, method: request.method, headers: request.headers, query: request.query as Record<string, unknown>, body: request.body, address: request.ip, requestId: request.id, log: request.log });
     return setAnswerHeaders(reply.code(response.status), response.headers).send(response.body);
+  };
+  const handler = (request: FastifyRequest, reply: FastifyReply) => {
+    const { appId } = request.params as { appId: string };
+    if (!tracer) return answer(request, reply, appId, NOT_TRACED);
+    const origin = { transport: 'http' as const, appId, headers: request.headers, requestId: request.id };
+    return traceOperation(tracer, origin, (describe) => answer(request, reply, appId, describe));
   };
   // GET also takes WebSocket upgrades (the upgrade itself is @fastify/websocket's); every other
   // method reaches the core too, which answers 405 for those GraphQL over HTTP does not use.
