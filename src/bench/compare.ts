@@ -52,7 +52,7 @@ export interface Comparison {
 }
 
 /** One way of running a shape: the operation, and the server whose CPU time is its `server` (none for the driver). */
-interface Way {
+export interface Way {
   thread: string | undefined;
   op: (i: number) => Promise<unknown>;
 }
@@ -69,14 +69,14 @@ const addCpu = (a: CpuSpent, b: CpuSpent): CpuSpent => ({
 });
 
 /**
- * Measures each way in `rig.options.rounds` windows that share its measured time, in mirrored
+ * Measures each way in `options.rounds` windows that share its measured time, in mirrored
  * order (API, SQL, pg, then pg, SQL, API, …), each after its warm-up: the machine's speed
  * drifts over a run (other guests of the host, the kernel's caches), and a drift that weighed
  * on one side of a comparison measured after the other would read as a difference between
  * them. Operation numbers run on across a way's windows.
  */
-async function timedWays(rig: Rig, ways: readonly Way[]): Promise<Side[]> {
-  const { rounds, warmupMs, ms } = rig.options;
+export async function timedWays(options: RunOptions, database: string, ways: readonly Way[]): Promise<Side[]> {
+  const { rounds, warmupMs, ms } = options;
   const windows = ways.map(() => [] as Timed[]);
   const cpu: CpuSpent[] = ways.map(() => ({ ...NO_CPU }));
   const next = ways.map(() => 0);
@@ -86,10 +86,10 @@ async function timedWays(rig: Rig, ways: readonly Way[]): Promise<Side[]> {
     for (const w of order) {
       const way = ways[w] as Way;
       const op = (i: number) => way.op((next[w] as number) + i);
-      const warm = await loadTimes(op, { ...rig.options, ms: warmupMs });
+      const warm = await loadTimes(op, { ...options, ms: warmupMs });
       next[w] = (next[w] as number) + warm.times.length;
-      const end = cpuWindow({ database: rig.db.name, serverThread: way.thread });
-      const measured = await loadTimes(op, { ...rig.options, ms: ms / rounds });
+      const end = cpuWindow({ database, serverThread: way.thread });
+      const measured = await loadTimes(op, { ...options, ms: ms / rounds });
       const spent = end();
       next[w] = (next[w] as number) + measured.times.length;
       windows[w]?.push(measured);
@@ -148,7 +148,7 @@ export async function compareRead(rig: Rig, shape: ReadShape, statements: readon
   await checkSameAnswer(rig, shape, statements);
   const bodies = requestBodies(shape);
   const statement = (i: number) => statements[i % statements.length] as Statement;
-  const [api, direct, driver] = (await timedWays(rig, [
+  const [api, direct, driver] = (await timedWays(rig.options, rig.db.name, [
     { thread: rig.server.thread, op: (i) => postGraphql(rig.app.endpoint, rig.app.token, bodies[i % bodies.length] as string) },
     { thread: rig.direct.thread, op: (i) => rig.direct.run(statement(i)) },
     { thread: undefined, op: (i) => runDriver(rig.pool, statement(i)) },
@@ -158,7 +158,7 @@ export async function compareRead(rig: Rig, shape: ReadShape, statements: readon
 
 export async function compareWrite(rig: Rig, shape: WriteShape): Promise<Comparison> {
   // Other operation numbers for each way, so no title is written twice.
-  const [api, direct, driver] = (await timedWays(rig, [
+  const [api, direct, driver] = (await timedWays(rig.options, rig.db.name, [
     { thread: rig.server.thread, op: (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.body(i)) },
     { thread: rig.direct.thread, op: (i) => rig.direct.run(shape.direct(1_000_000 + i, 'server')) },
     { thread: undefined, op: (i) => runDriver(rig.pool, shape.direct(2_000_000 + i, 'driver')) },
