@@ -18,6 +18,7 @@ import { filesSection } from './filesBench.js';
 import { functionsSection, hooksSection } from './functionsBench.js';
 import { exportSection } from './exportBench.js';
 import { measure, row } from './measure.js';
+import { peersSection } from './peersBench.js';
 import { realtimeSection } from './realtimeBench.js';
 import { soakSection } from './soak.js';
 import { startupSection } from './startupBench.js';
@@ -71,7 +72,7 @@ async function foundationSection() {
   }
 }
 
-const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, apps: appsSection, startup: startupSection };
+const SECTIONS: Record<string, () => Promise<void>> = { foundation: foundationSection, data: dataApiSection, auth: authSection, realtime: realtimeSection, functions: functionsSection, hooks: hooksSection, files: filesSection, export: exportSection, soak: soakSection, apps: appsSection, startup: startupSection, peers: peersSection };
 
 async function main() {
   const chosen = process.argv.slice(2);
