@@ -14,6 +14,7 @@ import { isDeepStrictEqual, promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type pg from 'pg';
 import { decodeAnyId } from '../compile/index.js';
+import type { AppContext } from '../compile/index.js';
 import { compile, ident, sql } from '../sql/index.js';
 import { appSchemaName } from '../store/index.js';
 import { appContext, createBenchApp } from './benchApp.js';
@@ -170,7 +171,7 @@ async function peerCursorNearEnd(endpoint: string): Promise<string> {
   return cursor;
 }
 
-function readShapesForPeers(context: Awaited<ReturnType<typeof appContext>>, fixtures: Fixtures, peerDeepCursor: string): CheckedRead[] {
+function readShapesForPeers(context: AppContext, fixtures: Fixtures, peerDeepCursor: string): CheckedRead[] {
   const shapes = readShapes(fixtures);
   const checked = (shape: ReadShape, peerQuery: string, peerVariables: Record<string, unknown>[], normaliseTessera: Normalise, normalisePeer: Normalise): CheckedRead => {
     const tesseraBodies = requestBodies(shape);
