@@ -44,7 +44,7 @@ async function printExplains(pool: pg.Pool, statements: Record<string, Statement
  * Rows the delete shape needs by default: a third for each way, each deleting up to 30,000 a
  * second for as long as it runs (its warm-ups and its measured windows).
  */
-function deletesNeeded(options: RunOptions): number {
+export function deletesNeeded(options: RunOptions): number {
   const seconds = (options.rounds * options.warmupMs + options.ms) / 1000;
   return 3 * 30_000 * Math.ceil(seconds);
 }
@@ -88,14 +88,19 @@ async function run(rig: Rig): Promise<void> {
   });
 }
 
-export async function dataApiSection(): Promise<void> {
-  const options: RunOptions = {
+/** The comparison's load, windows and warm-ups, from the TESSERA_BENCH_* settings (also the peers section's). */
+export function runOptionsFromEnv(): RunOptions {
+  return {
     concurrency: numberFromEnv('TESSERA_BENCH_CONCURRENCY', 16),
     ms: numberFromEnv('TESSERA_BENCH_SECONDS', 5) * 1000,
     warmupMs: 1000,
     rounds: Math.ceil(numberFromEnv('TESSERA_BENCH_ROUNDS', 2)),
     serverWarmupMs: numberFromEnv('TESSERA_BENCH_WARMUP_SECONDS', 10) * 1000,
   };
+}
+
+export async function dataApiSection(): Promise<void> {
+  const options = runOptionsFromEnv();
   const sizes = seedSizes();
   const db = await createBenchDatabase();
   let server: BenchServer | undefined;

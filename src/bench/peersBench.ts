@@ -25,6 +25,7 @@ import { closeConnections, postGraphql, postJson } from './client.js';
 import { timedWays } from './compare.js';
 import type { RunOptions, Side } from './compare.js';
 import { createBenchDatabase, directPool } from './database.js';
+import { deletesNeeded, runOptionsFromEnv } from './dataApi.js';
 import type { BenchDatabase } from './database.js';
 import { createPostShape, deletePostShape, planShape, readShapes, requestBodies, updatePostShape } from './dataShapes.js';
 import type { Fixtures, ReadShape, Statement, WriteShape } from './dataShapes.js';
@@ -384,12 +385,6 @@ function printPeers(rows: readonly PeerComparison[]): void {
   console.log('\ncost T/PGL: PostGraphile\'s server and PostgreSQL CPU per operation over Tessera\'s (above 1: Tessera costs less).');
 }
 
-/** Rows for the delete shape: a third for each side, each deleting up to 30,000 a second. */
-function deletesNeeded(options: RunOptions): number {
-  const seconds = (options.rounds * options.warmupMs + options.ms) / 1000;
-  return 3 * 30_000 * Math.ceil(seconds);
-}
-
 async function runPeers(rig: Rig, pool: pg.Pool): Promise<void> {
   const context = await appContext(rig.db.url, rig.app.id);
   const fixtures = await loadFixtures(pool, rig.app);
@@ -408,13 +403,7 @@ async function runPeers(rig: Rig, pool: pg.Pool): Promise<void> {
 }
 
 export async function peersSection(): Promise<void> {
-  const options: RunOptions = {
-    concurrency: numberFromEnv('TESSERA_BENCH_CONCURRENCY', 16),
-    ms: numberFromEnv('TESSERA_BENCH_SECONDS', 5) * 1000,
-    warmupMs: 1000,
-    rounds: Math.ceil(numberFromEnv('TESSERA_BENCH_ROUNDS', 2)),
-    serverWarmupMs: numberFromEnv('TESSERA_BENCH_WARMUP_SECONDS', 10) * 1000,
-  };
+  const options = runOptionsFromEnv();
   const modules = peersDir();
   try {
     await installPeer(modules);
