@@ -11,15 +11,25 @@ export interface HttpReply {
   text: string;
 }
 
-export function post(url: string, token: string, body: string): Promise<HttpReply> {
+/**
+ * Who a request is from: a bearer token (empty: an anonymous caller), or the headers a peer's
+ * server wants instead (Parse Server's application id and master key).
+ */
+export type Credentials = string | Readonly<Record<string, string>>;
+
+function credentialHeaders(credentials: Credentials): Record<string, string> {
+  if (typeof credentials !== 'string') return { ...credentials };
+  return credentials ? { authorization: `Bearer ${credentials}` } : {};
+}
+
+export function post(url: string, credentials: Credentials, body: string): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
       {
         method: 'POST',
         agent,
-        // An empty token sends no Authorization header: an anonymous caller.
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...credentialHeaders(credentials) },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -34,8 +44,8 @@ export function post(url: string, token: string, body: string): Promise<HttpRepl
 }
 
 /** A GraphQL operation whose parsed reply is looked into (set-up and checks, not timed). */
-export async function postJson(url: string, token: string, query: string, variables: Record<string, unknown>): Promise<unknown> {
-  const reply = await post(url, token, JSON.stringify({ query, variables }));
+export async function postJson(url: string, credentials: Credentials, query: string, variables: Record<string, unknown>): Promise<unknown> {
+  const reply = await post(url, credentials, JSON.stringify({ query, variables }));
   if (reply.status !== 200) throw new Error(`POST ${url}: HTTP ${reply.status} ${reply.text.slice(0, 500)}`);
   return JSON.parse(reply.text);
 }
@@ -44,8 +54,8 @@ export async function postJson(url: string, token: string, query: string, variab
  * One timed GraphQL request: the body is read whole but not parsed (the direct-SQL baseline
  * does not parse its JSON either); an error in it fails the benchmark.
  */
-export async function postGraphql(url: string, token: string, body: string): Promise<string> {
-  const reply = await post(url, token, body);
+export async function postGraphql(url: string, credentials: Credentials, body: string): Promise<string> {
+  const reply = await post(url, credentials, body);
   if (reply.status !== 200 || reply.text.startsWith('{"errors"') || reply.text.includes(',"errors":[')) {
     throw new Error(`GraphQL request failed: HTTP ${reply.status} ${reply.text.slice(0, 500)}`);
   }

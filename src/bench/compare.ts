@@ -55,6 +55,8 @@ export interface Comparison {
 export interface Way {
   thread: string | undefined;
   op: (i: number) => Promise<unknown>;
+  /** The database whose backends serve it, when not the comparison's own (a peer with a copy of the rows). */
+  database?: string;
 }
 
 const NO_CPU: Readonly<CpuSpent> = { seconds: 0, machine: 0, node: 0, main: 0, server: 0, postgres: 0 };
@@ -88,7 +90,7 @@ export async function timedWays(options: RunOptions, database: string, ways: rea
       const op = (i: number) => way.op((next[w] as number) + i);
       const warm = await loadTimes(op, { ...options, ms: warmupMs });
       next[w] = (next[w] as number) + warm.times.length;
-      const end = cpuWindow({ database, serverThread: way.thread });
+      const end = cpuWindow({ database: way.database ?? database, serverThread: way.thread });
       const measured = await loadTimes(op, { ...options, ms: ms / rounds });
       const spent = end();
       next[w] = (next[w] as number) + measured.times.length;

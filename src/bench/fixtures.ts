@@ -37,15 +37,21 @@ export async function loadFixtures(pool: pg.Pool, app: BenchApp): Promise<Fixtur
   };
 }
 
+/** Inserts `n` posts for a delete shape to take and returns their uuids. */
+export async function postsToDelete(pool: pg.Pool, appId: string, n: number): Promise<string[]> {
+  const table = ident(appSchemaName(appId), 'Post');
+  const statement = compile(sql`INSERT INTO ${table} (title, score, published) SELECT 'To delete ' || g, g % 1000, true FROM generate_series(1, ${n}::int) g RETURNING id`);
+  const ids = (await pool.query<{ id: string }>(statement)).rows.map((r) => r.id);
+  await pool.query(compile(sql`ANALYZE ${table}`).text);
+  return ids;
+}
+
 /**
  * Inserts `n` posts for the delete shape to take, a third each for the API, the direct server
  * and the driver, and returns their uuids in those three parts.
  */
 export async function rowsToDelete(pool: pg.Pool, appId: string, n: number): Promise<RowsToDelete> {
-  const table = ident(appSchemaName(appId), 'Post');
-  const statement = compile(sql`INSERT INTO ${table} (title, score, published) SELECT 'To delete ' || g, g % 1000, true FROM generate_series(1, ${n}::int) g RETURNING id`);
-  const ids = (await pool.query<{ id: string }>(statement)).rows.map((r) => r.id);
-  await pool.query(compile(sql`ANALYZE ${table}`).text);
+  const ids = await postsToDelete(pool, appId, n);
   const third = Math.floor(ids.length / 3);
   return { api: ids.slice(0, third), server: ids.slice(third, 2 * third), driver: ids.slice(2 * third) };
 }

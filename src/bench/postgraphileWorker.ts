@@ -1,7 +1,7 @@
 // PostGraphile v4 as a peer in the `peers` benchmark: its HTTP handler on a bare node:http
 // server in a worker thread of its own (as the Tessera server under test and the direct-SQL
 // server are), over the benchmark app's PostgreSQL schema, with a pool like theirs. It is loaded
-// from the directory the benchmark installed it into (peersBench.ts), not from the project's
+// from the directory the benchmark installed it into (peerPostGraphile.ts), not from the project's
 // dependencies, and runs with the options PostGraphile's documentation recommends for
 // production, plus the connection-filter plugin for the filtered read.
 
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ownThreadPath } from './cpu.js';
 import { directPool } from './database.js';
+import type { PeerWorkerMessage } from './peers.js';
 
 export interface PostGraphileWorkerData {
   databaseUrl: string;
@@ -20,7 +21,6 @@ export interface PostGraphileWorkerData {
   modules: string;
 }
 
-export type PostGraphileWorkerMessage = { kind: 'listening'; port: number; thread: string | undefined } | { kind: 'closed' };
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -54,7 +54,7 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, handler);
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('PostGraphile did not listen on a TCP port');
-  port.postMessage({ kind: 'listening', port: address.port, thread: ownThreadPath() } satisfies PostGraphileWorkerMessage);
+  port.postMessage({ kind: 'listening', port: address.port, thread: ownThreadPath() } satisfies PeerWorkerMessage);
 });
 
 port.on('message', (request: { kind: 'close' }) => {
@@ -62,7 +62,7 @@ port.on('message', (request: { kind: 'close' }) => {
   server.closeAllConnections();
   server.close();
   void pool.end().then(() => {
-    port.postMessage({ kind: 'closed' } satisfies PostGraphileWorkerMessage);
+    port.postMessage({ kind: 'closed' } satisfies PeerWorkerMessage);
     port.close();
   });
 });
