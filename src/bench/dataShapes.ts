@@ -70,6 +70,9 @@ const DELETE_POST = `mutation DeletePost($input: DeletePostInput!) {
   deletePost(input: $input) { changedPost { id title score published } }
 }`;
 
+/** The filtered read's lowest scores, one variable set each (the peers benchmark asks its peers the same). */
+export const FILTER_MINIMA: readonly number[] = [500, 600, 700, 800, 900];
+
 export const LAST_PAGE_CURSORS = '{ viewer { allPosts(last: 40) { edges { cursor } } } }';
 
 export interface DataShapes {
@@ -86,7 +89,7 @@ export function readShapes(f: Fixtures): DataShapes {
     filtered: {
       label: '(c) filtered + author + comments(3)',
       query: FILTERED,
-      variables: [500, 600, 700, 800, 900].map((min) => ({ min })),
+      variables: FILTER_MINIMA.map((min) => ({ min })),
     },
     deepPage: { label: '(d) allPosts deep keyset page', query: PAGE, variables: [{ after: f.deepCursor }] },
   };

@@ -37,6 +37,13 @@ export async function loadFixtures(pool: pg.Pool, app: BenchApp): Promise<Fixtur
   };
 }
 
+/** A post's title, score and published flag as its table holds them; undefined when there is no such post. */
+export async function storedPost(pool: pg.Pool, appId: string, uuid: string): Promise<[unknown, unknown, unknown] | undefined> {
+  const statement = compile(sql`SELECT title, score, published FROM ${ident(appSchemaName(appId), 'Post')} WHERE id = ${uuid}::uuid`);
+  const row = (await pool.query<{ title: unknown; score: unknown; published: unknown }>(statement)).rows[0];
+  return row && [row.title, row.score, row.published];
+}
+
 /** Inserts `n` posts for a delete shape to take and returns their uuids. */
 export async function postsToDelete(pool: pg.Pool, appId: string, n: number): Promise<string[]> {
   const table = ident(appSchemaName(appId), 'Post');

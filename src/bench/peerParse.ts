@@ -13,6 +13,7 @@ import { appSchemaName } from '../store/index.js';
 import { post, postJson } from './client.js';
 import type { Credentials } from './client.js';
 import { createBenchDatabase, directPool } from './database.js';
+import { FILTER_MINIMA } from './dataShapes.js';
 import type { Fixtures } from './dataShapes.js';
 import { cycle, filteredRows, graphqlBody, installPackages, pageRows, peerModules, postRow, startPeerWorker, takeOnce } from './peers.js';
 import type { Json, Peer, PeerContext, WrittenRow } from './peers.js';
@@ -173,7 +174,7 @@ export async function startParse(context: PeerContext): Promise<Peer> {
       endpoint,
       credentials,
       thread: worker.thread,
-    idField: 'objectId',
+      idField: 'objectId',
       database: db.name,
       async reads(fixtures: Fixtures) {
         const count = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM "Post"')).rows[0]?.n);
@@ -189,7 +190,7 @@ export async function startParse(context: PeerContext): Promise<Peer> {
             normalise: (d) => postRow(uuidOf((d as Json).post.objectId), (d as Json).post),
           },
           firstPage: { query: PAGE, variables: [{}], normalise: page },
-          filtered: { query: FILTERED, variables: [500, 600, 700, 800, 900].map((min) => ({ min })), normalise: (d) => filteredRows((d as Json).posts, 'author', 'comments') },
+          filtered: { query: FILTERED, variables: FILTER_MINIMA.map((min) => ({ min })), normalise: (d) => filteredRows((d as Json).posts, 'author', 'comments') },
           deepPage: { query: PAGE, variables: [{ after: deepCursor }], normalise: page },
         };
       },
@@ -202,10 +203,7 @@ export async function startParse(context: PeerContext): Promise<Peer> {
           [deletes],
         );
         await pool.query('ANALYZE "Post"');
-        const take = takeOnce(
-          toDelete.rows.map((r) => r.oid),
-          '(g) deletePost on Parse Server',
-        );
+        const take = takeOnce(toDelete.rows.map((r) => r.oid), '(g) deletePost on Parse Server');
         return {
           createPost: {
             body: (i) => graphqlBody(CREATE, { input: { fields: { title: `Bench post ${i}`, score: i % 1000, published: true, author: { link: user(i) } } } }),

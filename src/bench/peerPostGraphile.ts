@@ -3,13 +3,13 @@
 // rows Tessera does. Its documents ask for the same fields under its names: a row's `id` is its
 // uuid, relations are named after their foreign keys.
 
-import { compile, ident, sql } from '../sql/index.js';
 import { appSchemaName } from '../store/index.js';
 import { postJson } from './client.js';
+import { FILTER_MINIMA } from './dataShapes.js';
 import type { Fixtures } from './dataShapes.js';
-import { postsToDelete } from './fixtures.js';
+import { postsToDelete, storedPost } from './fixtures.js';
 import { cycle, filteredRows, graphqlBody, installPackages, pageRows, peerModules, postRow, startPeerWorker, takeOnce } from './peers.js';
-import type { Json, Peer, PeerContext, WrittenRow } from './peers.js';
+import type { Json, Peer, PeerContext } from './peers.js';
 import type { PostGraphileWorkerData } from './postgraphileWorker.js';
 
 /** PostGraphile 4's last release, and the plugin the filtered read's `>=` needs. */
@@ -50,7 +50,6 @@ export async function startPostGraphile(context: PeerContext): Promise<Peer> {
   const data: PostGraphileWorkerData = { databaseUrl: context.databaseUrl, schema: appSchemaName(context.app.id), modules };
   const worker = await startPeerWorker(new URL('./postgraphileWorker.js', import.meta.url), data);
   const endpoint = `http://127.0.0.1:${worker.port}/graphql`;
-  const stored = compile(sql`SELECT title, score, published FROM ${ident(appSchemaName(context.app.id), 'Post')} WHERE id = ${''}::uuid`).text;
   return {
     name: `PostGraphile ${PACKAGES.postgraphile} (with postgraphile-plugin-connection-filter ${PACKAGES['postgraphile-plugin-connection-filter']})`,
     short: 'PGL',
@@ -69,7 +68,7 @@ export async function startPostGraphile(context: PeerContext): Promise<Peer> {
         firstPage: { query: PAGE, variables: [{}], normalise: page },
         filtered: {
           query: FILTERED,
-          variables: [500, 600, 700, 800, 900].map((min) => ({ min })),
+          variables: FILTER_MINIMA.map((min) => ({ min })),
           normalise: (d) => filteredRows((d as Json).allPosts, 'userByAuthorId', 'commentsByPostId'),
         },
         deepPage: { query: PAGE, variables: [{ after: deepCursor }], normalise: page },
@@ -78,7 +77,7 @@ export async function startPostGraphile(context: PeerContext): Promise<Peer> {
     async writes(fixtures: Fixtures, deletes: number) {
       const user = cycle(fixtures.userUuids);
       const post = cycle(fixtures.postUuids);
-      const take = takeOnce(await postsToDelete(context.pool, context.app.id, deletes), "(g) deletePost on PostGraphile");
+      const take = takeOnce(await postsToDelete(context.pool, context.app.id, deletes), '(g) deletePost on PostGraphile');
       return {
         createPost: {
           body: (i) => graphqlBody(CREATE, { input: { post: { title: `Bench post ${i}`, score: i % 1000, published: true, authorId: user(i) } } }),
@@ -89,10 +88,7 @@ export async function startPostGraphile(context: PeerContext): Promise<Peer> {
         deletePost: { body: () => graphqlBody(DELETE, { input: { id: take() } }), field: 'deletePostById', payload: 'post' },
       };
     },
-    async stored(id: string) {
-      const row = (await context.pool.query<Json>(stored, [id])).rows[0];
-      return row && ([row.title, row.score, row.published] as WrittenRow);
-    },
+    stored: (id) => storedPost(context.pool, context.app.id, id),
     close: () => worker.close(),
   };
 }

@@ -10,8 +10,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import { decodeAnyId } from '../compile/index.js';
-import { compile, ident, sql } from '../sql/index.js';
-import { appSchemaName } from '../store/index.js';
 import { appContext, createBenchApp } from './benchApp.js';
 import type { BenchApp } from './benchApp.js';
 import { startBenchServer } from './benchServer.js';
@@ -27,7 +25,7 @@ import type { DataShapes, Fixtures, Statement, WriteShape } from './dataShapes.j
 import { startDirectServer } from './directServer.js';
 import type { DirectServer } from './directServer.js';
 import { logLevel, numberFromEnv } from './env.js';
-import { loadFixtures, rowsToDelete } from './fixtures.js';
+import { loadFixtures, rowsToDelete, storedPost } from './fixtures.js';
 import { load } from './measure.js';
 import { startParse } from './peerParse.js';
 import { startPostGraphile } from './peerPostGraphile.js';
@@ -54,6 +52,9 @@ interface Shape {
 }
 
 const uuidOf = (id: string) => decodeAnyId(id)?.uuid ?? `not an id: ${id}`;
+
+/** Request `i`'s body for peer `p`. */
+const peerBody = (shape: Shape, p: number, i: number): string => (shape.peers[p] as (i: number) => string)(i);
 
 /** Tessera's read answers reduced to the forms the peers' are (peers.ts). */
 const OUR_FORMS: Record<ShapeKey, (data: Json) => unknown> = {
@@ -91,13 +92,6 @@ async function checkRead(rig: Rig, shapes: DataShapes, key: ShapeKey, reads: rea
   }
 }
 
-/** Stored title, score and published flag in Tessera's table. */
-async function storedInTessera(rig: Rig, uuid: string): Promise<unknown[] | undefined> {
-  const text = compile(sql`SELECT title, score, published FROM ${ident(appSchemaName(rig.app.id), 'Post')} WHERE id = ${''}::uuid`).text;
-  const row = (await rig.pool.query<Json>(text, [uuid])).rows[0];
-  return row && [row.title, row.score, row.published];
-}
-
 /**
  * A write on each server must have been done to the database and answered with the row: the
  * fields it returned are read back from its table (a deleted row must be gone instead).
@@ -111,10 +105,10 @@ async function checkWrite(rig: Rig, shape: Shape, tesseraField: string, writes: 
     if (!ok) throw new Error(`${shape.label}: ${server} did not answer with the row it wrote: ${text.slice(0, 500)}`);
   };
   // Operation numbers no timed request uses.
-  await check('Tessera', await postGraphql(rig.app.endpoint, rig.app.token, shape.tessera(9_000_000)), tesseraField, 'changedPost', 'id', (id) => storedInTessera(rig, uuidOf(id)));
+  await check('Tessera', await postGraphql(rig.app.endpoint, rig.app.token, shape.tessera(9_000_000)), tesseraField, 'changedPost', 'id', (id) => storedPost(rig.pool, rig.app.id, uuidOf(id)));
   for (const [p, write] of writes.entries()) {
     const peer = rig.peers[p] as Peer;
-    await check(peer.name, await postGraphql(peer.endpoint, peer.credentials, (shape.peers[p] as (i: number) => string)(8_000_000)), write.field, write.payload, peer.idField, (id) => peer.stored(id));
+    await check(peer.name, await postGraphql(peer.endpoint, peer.credentials, peerBody(shape, p, 8_000_000)), write.field, write.payload, peer.idField, (id) => peer.stored(id));
   }
 }
 
@@ -128,7 +122,7 @@ interface Row {
 async function compare(rig: Rig, shape: Shape): Promise<Row> {
   const ways: Way[] = [
     { thread: rig.server.thread, op: (i) => postGraphql(rig.app.endpoint, rig.app.token, shape.tessera(i)) },
-    ...rig.peers.map((peer, p): Way => ({ thread: peer.thread, database: peer.database, op: (i) => postGraphql(peer.endpoint, peer.credentials, (shape.peers[p] as (i: number) => string)(i)) })),
+    ...rig.peers.map((peer, p): Way => ({ thread: peer.thread, database: peer.database, op: (i) => postGraphql(peer.endpoint, peer.credentials, peerBody(shape, p, i)) })),
     { thread: rig.direct.thread, op: (i) => rig.direct.run(shape.direct(i)) },
   ];
   const sides = await timedWays(rig.options, rig.db.name, ways);
@@ -142,7 +136,7 @@ async function warmUp(rig: Rig, reads: readonly Shape[]): Promise<void> {
   const pick = (i: number) => reads[i % n] as Shape;
   await load((i) => postGraphql(rig.app.endpoint, rig.app.token, pick(i).tessera(Math.floor(i / n))), options);
   for (const [p, peer] of rig.peers.entries()) {
-    await load((i) => postGraphql(peer.endpoint, peer.credentials, (pick(i).peers[p] as (i: number) => string)(Math.floor(i / n))), options);
+    await load((i) => postGraphql(peer.endpoint, peer.credentials, peerBody(pick(i), p, Math.floor(i / n))), options);
   }
   await load((i) => rig.direct.run(pick(i).direct(Math.floor(i / n))), options);
 }
