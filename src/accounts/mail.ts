@@ -1,9 +1,9 @@
 // Mail to an app's users, through a real SMTP connection (nodemailer): where it goes out and
 // who sends it come from the app's settings, else from the server's (TESSERA_SMTP_URL,
 // TESSERA_MAIL_FROM). Texts are the app's templates or the built-in ones, with {{token}},
-// {{username}} and {{appName}} replaced. Nothing here logs a token.
+// {{username}} and {{appName}} replaced. Nothing here logs a token. nodemailer is loaded with
+// the first mail: a server whose apps send none never loads it.
 
-import { createTransport } from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { AppSettings } from '../model/index.js';
 
@@ -56,7 +56,7 @@ export class Mailer {
   /** A mail that says the app's mail settings work. */
   async sendTest(settings: AppSettings, to: string, appName: string): Promise<void> {
     const { url, from } = this.#route(settings);
-    await this.#transport(url).sendMail({
+    await (await this.#transport(url)).sendMail({
       from,
       to,
       subject: `Test mail from ${appName}`,
@@ -77,12 +77,16 @@ export class Mailer {
     const text = (mail.kind === 'verifyEmail' ? settings.verifyEmailText : settings.resetPasswordText) ?? BUILT_IN[mail.kind].text;
     const values = { token: mail.token, username: mail.username, appName: mail.appName };
     // The subject gets no token: subjects show in notifications and lists.
-    await this.#transport(url).sendMail({ from, to: mail.to, subject: fillTemplate(subject, { ...values, token: '' }).trim(), text: fillTemplate(text, values) });
+    await (await this.#transport(url)).sendMail({ from, to: mail.to, subject: fillTemplate(subject, { ...values, token: '' }).trim(), text: fillTemplate(text, values) });
   }
 
-  #transport(url: string): Transporter {
+  async #transport(url: string): Promise<Transporter> {
     let transport = this.#transports.get(url);
     if (!transport) {
+      const { createTransport } = await import('nodemailer');
+      // Looked up again: another mail may have made it while the module loaded.
+      transport = this.#transports.get(url);
+      if (transport) return transport;
       if (this.#transports.size >= 1000) this.#close();
       transport = createTransport(url);
       this.#transports.set(url, transport);

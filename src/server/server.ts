@@ -16,6 +16,7 @@ import { clientErrors, frameworkErrors, installErrorHandling } from './plugins/e
 import { installHealth } from './plugins/health.js';
 import { appCacheMetrics, installMetrics } from './plugins/metrics.js';
 import { installRequestLog } from './plugins/requestLog.js';
+import { lazySchemaCompilers } from './plugins/schemaCompilers.js';
 import { REDACTED, REDACTED_PATHS, redactNestedHeaders } from './logSecrets.js';
 import { installUpgrades } from './plugins/upgrades.js';
 import { generateRequestId, installRequestId } from './plugins/requestId.js';
@@ -38,7 +39,7 @@ import { PersistedQueries } from './persisted.js';
 import { TrafficRecorder, trafficSource } from './traffic.js';
 import { mailTester } from './appPorts.js';
 import type { AnsweredOperation } from './traffic.js';
-import { statementSpans } from './tracing.js';
+import { loadPropagator, statementSpans } from './tracing.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { AdminService } from '../admin/index.js';
 import { portabilityOf } from './portability.js';
@@ -152,6 +153,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     // Bounds the time to receive a whole request (slow-body clients), not the time to answer it.
     requestTimeout: 30_000,
+    schemaController: lazySchemaCompilers,
   });
 
   const publicUrl = (): string => {
@@ -167,6 +169,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   installRequestId(app);
   installDrain(app);
   const metrics = installMetrics(app, options.store);
+  // Traced operations continue a caller's trace: its reader loads before the server is ready.
+  if (options.tracer) app.addHook('onReady', loadPropagator);
   // Every statement the server runs for the data API, realtime and logins is timed (metrics),
   // on every cluster.
   const probes = options.tracer ? [metrics.statements, statementSpans(options.tracer)] : [metrics.statements];

@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter, trace } from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { StatementProbe } from '../store/index.js';
 import type { OperationNote } from './operation/outcome.js';
 
@@ -41,6 +41,7 @@ export async function startTracing(config: TracingConfig, version: string): Prom
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'),
   ]);
+  await loadPropagator();
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
@@ -53,7 +54,14 @@ export async function startTracing(config: TracingConfig, version: string): Prom
   return { tracer: provider.getTracer('tessera', version), shutdown: () => provider.shutdown() };
 }
 
-const propagator = new W3CTraceContextPropagator();
+/** Reads a caller's `traceparent`: loaded by startTracing, or by a server given a tracer as it gets ready. */
+let propagator: W3CTraceContextPropagator | undefined;
+
+/** Loads the propagator traced operations continue a caller's trace with. */
+export async function loadPropagator(): Promise<void> {
+  const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
+  propagator ??= new W3CTraceContextPropagator();
+}
 
 /** Where an operation came from, for its span. */
 export interface OperationOrigin {
@@ -70,7 +78,7 @@ export interface OperationOrigin {
  */
 export async function traceOperation<T>(tracer: Tracer | undefined, origin: OperationOrigin, fn: (describe: (note: OperationNote) => void) => Promise<T>): Promise<T> {
   if (!tracer) return fn(() => undefined);
-  const parent = origin.headers ? propagator.extract(ROOT_CONTEXT, origin.headers, defaultTextMapGetter) : ROOT_CONTEXT;
+  const parent = origin.headers && propagator ? propagator.extract(ROOT_CONTEXT, origin.headers, defaultTextMapGetter) : ROOT_CONTEXT;
   const attributes: Attributes = { 'tessera.app.id': origin.appId, 'tessera.transport': origin.transport };
   if (origin.requestId) attributes['tessera.request.id'] = origin.requestId;
   const span = tracer.startSpan('graphql', { kind: SpanKind.SERVER, attributes }, parent);

@@ -3,9 +3,8 @@
 // usually compresses already, and compressing answers that mix a secret (a login's token) with
 // text a third party chose can leak the secret byte by byte to someone who watches sizes
 // (BREACH); docs/server.md says when to turn it on. The console's files are served
-// precompressed either way.
+// precompressed either way. The plugin is loaded only when compression is on.
 
-import fastifyCompress from '@fastify/compress';
 import { constants } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 
@@ -13,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 export function installCompression(app: FastifyInstance): void {
-  void app.register(fastifyCompress, {
+  void app.register(import('@fastify/compress'), {
     global: true,
     threshold: COMPRESSION_THRESHOLD_BYTES,
     encodings: ['br', 'gzip'],
