@@ -41,7 +41,6 @@ export async function startTracing(config: TracingConfig, version: string): Prom
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'),
   ]);
-  await loadPropagator();
   if (!contextManager) {
     contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
@@ -54,7 +53,7 @@ export async function startTracing(config: TracingConfig, version: string): Prom
   return { tracer: provider.getTracer('tessera', version), shutdown: () => provider.shutdown() };
 }
 
-/** Reads a caller's `traceparent`: loaded by startTracing, or by a server given a tracer as it gets ready. */
+/** Reads a caller's `traceparent`: loaded by a server given a tracer, as it gets ready (server.ts). */
 let propagator: W3CTraceContextPropagator | undefined;
 
 /** Loads the propagator traced operations continue a caller's trace with. */
