@@ -3,7 +3,8 @@
 // used, so a server that needs none of them starts without them. Read from Node's own record of
 // the modules it loads (NODE_DEBUG=module,esm) while the server answers queries and writes.
 // Fastify's default compilers, loaded on first use, still validate and serialise a route that
-// declares schemas.
+// declares schemas. Not test/cli/recordModules.mjs: its resolve hook sees only ESM imports on
+// Node 20, and Ajv is loaded by Fastify's own `require` calls.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
