@@ -101,14 +101,14 @@ function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionN
  */
 const plainRootFields = new WeakMap<OperationDefinitionNode, ReadonlyMap<string, FieldNode[]> | null>();
 
-function mutationRootFields(s: CompileState, operation: OperationDefinitionNode): ReadonlyMap<string, FieldNode[]> {
+function mutationRootFields(s: CompileState, operation: OperationDefinitionNode): { fields: ReadonlyMap<string, FieldNode[]>; plain: boolean } {
   let roots = plainRootFields.get(operation);
   if (roots === undefined) {
     const plain = operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && (selection.directives?.length ?? 0) === 0);
     roots = plain ? collectFields(s, [operation.selectionSet], MUTATION) : null;
     plainRootFields.set(operation, roots);
   }
-  return roots ?? collectFields(s, [operation.selectionSet], MUTATION);
+  return roots ? { fields: roots, plain: true } : { fields: collectFields(s, [operation.selectionSet], MUTATION), plain: false };
 }
 
 const MUTATION: ReadonlySet<string> = new Set(['Mutation']);
@@ -292,8 +292,12 @@ export async function executeOperation(input: ExecuteArgs): Promise<ExecuteResul
   } else if (operation.operation === 'mutation') {
     const binder = new Binder(request);
     const s = new CompileState(args.app, binder, fragmentsOf(args.document), args.admin ? 'admin' : 'rules');
-    const writePlans = writePlansOf(args.app, args.query, args.operationName ?? '');
-    for (const [key, nodes] of mutationRootFields(s, operation)) {
+    const roots = mutationRootFields(s, operation);
+    // A write plan is kept under its root field's response key, and holds the payload that
+    // key's selections ask for: only root fields no variable can change (no directive or
+    // fragment at the root: an @include may merge another selection into the key) are kept.
+    const writePlans = roots.plain ? writePlansOf(args.app, args.query, args.operationName ?? '') : undefined;
+    for (const [key, nodes] of roots.fields) {
       const node = nodes[0] as FieldNode;
       if (node.name.value === '__typename') {
         texts.push([key, '"Mutation"']);
