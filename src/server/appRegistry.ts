@@ -276,8 +276,11 @@ export class AppRegistry {
   async isAdminToken(app: LiveApp, token: string): Promise<boolean> {
     const known = this.knownAdminToken(app, token);
     if (known !== undefined) return known;
+    // A change heard of while the catalog is read (the token revoked) forgets the verdicts; this
+    // one may predate it, so it is then not kept.
+    const since = this.#tokens.generation;
     const valid = (await findAdminToken(app.store, app.id, tokenHash(token))) !== null;
-    this.#tokens.set(app.id, token, valid);
+    this.#tokens.set(app.id, token, valid, since);
     return valid;
   }
 }

@@ -17,6 +17,7 @@ export const MAX_VERDICTS = 10_000;
 export class TokenVerdicts {
   readonly #byApp = new Map<string, Map<string, { valid: boolean; at: number }>>();
   #count = 0;
+  #generation = 0;
 
   /** How many verdicts are kept. */
   get size(): number {
@@ -29,9 +30,21 @@ export class TokenVerdicts {
     return kept && now - kept.at < TOKEN_AGE_MS ? kept.valid : undefined;
   }
 
-  /** Keeps a verdict read from the catalog (not for a token longer than any issued). */
-  set(appId: string, token: string, valid: boolean, now = Date.now()): void {
-    if (token.length > MAX_KEPT_TOKEN) return;
+  /**
+   * Counts the times every verdict was forgotten. A verdict read from the catalog before a
+   * change to the app forgets them may answer from before that change (a token just revoked):
+   * it is kept only if no forgetting came between the read and `set` (see `set`'s `since`).
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * Keeps a verdict read from the catalog: not for a token longer than any issued, and not when
+   * the verdicts were forgotten since `since` (the `generation` taken before the read).
+   */
+  set(appId: string, token: string, valid: boolean, since = this.#generation, now = Date.now()): void {
+    if (token.length > MAX_KEPT_TOKEN || since !== this.#generation) return;
     if (this.#count >= MAX_VERDICTS) this.clear();
     let verdicts = this.#byApp.get(appId);
     if (!verdicts) {
@@ -45,5 +58,6 @@ export class TokenVerdicts {
   clear(): void {
     this.#byApp.clear();
     this.#count = 0;
+    this.#generation += 1;
   }
 }
