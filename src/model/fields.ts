@@ -145,6 +145,14 @@ function forgetRelationField(pass: FieldPass, typeName: string, field: RelationF
   pass.unreadRelations.add(field.relation);
 }
 
+/**
+ * What every JavaScript object answers to (Object.prototype's members, but those starting with
+ * `__`, which no GraphQL name may). Inputs arrive as plain objects and are read by field name,
+ * by graphql-js as by the server: a field of such a name would read as given when it is not.
+ */
+const OBJECT_MEMBERS: readonly string[] = ['constructor', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', 'toString', 'valueOf'];
+const OBJECT_MEMBERS_TEXT = `${OBJECT_MEMBERS.slice(0, -1).join(', ')} and ${OBJECT_MEMBERS.at(-1) ?? ''}`;
+
 function fieldNameProblem(owner: OwnerKind, typeName: string, name: string, builtins: Field[]): string | undefined {
   const problem = nameProblem('Field name', name, `${typeName}.${name}`);
   if (problem) return problem;
@@ -156,6 +164,7 @@ function fieldNameProblem(owner: OwnerKind, typeName: string, name: string, buil
   if (['AND', 'OR', 'NOT'].includes(name)) return `Field ${typeName}.${name}: AND, OR and NOT are reserved for combining filters in where arguments`;
   // Orderable fields become values of the XOrderByField enum, which GraphQL forbids these names.
   if (['true', 'false', 'null'].includes(name)) return `Field ${typeName}.${name}: true, false and null cannot be field names`;
+  if (OBJECT_MEMBERS.includes(name)) return `Field ${typeName}.${name}: ${OBJECT_MEMBERS_TEXT} cannot be field names (every JavaScript object has them)`;
   return undefined;
 }
 
