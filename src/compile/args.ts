@@ -40,7 +40,7 @@ function readValue(node: ValueNode, type: GraphQLInputType, binder: Binder): unk
   }
   // A leaf literal may still hold variables (a JSON value `{ a: [1, $v] }`): its value then
   // depends on them as a whole.
-  const variables: Record<string, unknown> = {};
+  const variables = Object.create(null) as Record<string, unknown>;
   for (const name of variablesIn(node)) variables[name] = binder.shape(new VarRef(name), 'value');
   return valueFromAST(node, t, variables);
 }

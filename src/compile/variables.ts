@@ -33,14 +33,20 @@ interface VariablePlan {
 /** The plan of each operation, for the schema it was made against; null: graphql-js always. */
 const plans = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; plan: VariablePlan[] | null }>();
 
-/** The operation's variables coerced as graphql-js coerces them, with its errors when it refuses them. */
+/**
+ * The operation's variables coerced as graphql-js coerces them, with its errors when it refuses
+ * them. The values are those graphql-js answers, in an object without a prototype: a variable
+ * left out reads as undefined whatever its name (`$toString`, `$constructor`), and one named
+ * `$__proto__` is a value like any other.
+ */
 export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>>): CoercedVariables {
   const coerced = coercedQuickly(schema, operation, inputs);
   if (coerced !== undefined) return { coerced };
-  return getVariableValues(schema, operation.variableDefinitions ?? [], inputs, { maxErrors: MAX_ERRORS });
+  const answered = getVariableValues(schema, operation.variableDefinitions ?? [], inputs, { maxErrors: MAX_ERRORS });
+  return answered.coerced ? { coerced: Object.assign(Object.create(null) as Record<string, unknown>, answered.coerced) } : answered;
 }
 
-/** The fast path alone: the variables coerced, or undefined when graphql-js must decide. */
+/** The fast path alone: the variables coerced (in an object without a prototype), or undefined when graphql-js must decide. */
 export function coercedQuickly(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
   let kept = plans.get(operation);
   if (kept === undefined || kept.schema !== schema) {
@@ -52,8 +58,19 @@ export function coercedQuickly(schema: GraphQLSchema, operation: OperationDefini
   return coerced === UNSURE ? undefined : coerced;
 }
 
+/**
+ * Lists and input objects the fast path walks into before it leaves a value to graphql-js: far
+ * more than any request the server lets through (limits/valueDepth.ts), and far less than
+ * would overflow the stack, where graphql-js answers with errors of its own.
+ */
+const MAX_DEPTH = 64;
+
+/** Lists and input objects open on the way to the value being coerced (reset for each request). */
+let depth = 0;
+
 function coerceWith(plan: readonly VariablePlan[], inputs: Readonly<Record<string, unknown>>): Record<string, unknown> | typeof UNSURE {
-  const out: Record<string, unknown> = {};
+  depth = 0;
+  const out = Object.create(null) as Record<string, unknown>;
   for (const variable of plan) {
     if (!Object.prototype.hasOwnProperty.call(inputs, variable.name)) {
       if (variable.defaulted || variable.required) return UNSURE;
@@ -115,7 +132,7 @@ function valueCoercer(type: GraphQLInputType, made: Map<GraphQLInputType, Coerce
   if (isListType(type)) {
     const item = coercerOf(type.ofType, made);
     if (item === null) return null;
-    return (value) => {
+    const list = (value: unknown): unknown => {
       // A value that is not a list is a list of one; an iterable that is not an array is graphql-js's.
       if (!Array.isArray(value)) return typeof value === 'object' && value !== null && Symbol.iterator in value ? UNSURE : single(item(value));
       const out = new Array<unknown>(value.length);
@@ -126,6 +143,7 @@ function valueCoercer(type: GraphQLInputType, made: Map<GraphQLInputType, Coerce
       }
       return out;
     };
+    return nested(list);
   }
   if (isInputObjectType(type)) {
     if (type.isOneOf) return null;
@@ -136,7 +154,7 @@ function valueCoercer(type: GraphQLInputType, made: Map<GraphQLInputType, Coerce
       if (coerce === null) return null;
       fields.push({ name: field.name, defaultValue: field.defaultValue, required: isNonNullType(field.type), coerce });
     }
-    return (value) => {
+    return nested((value) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return UNSURE;
       const input = value as Record<string, unknown>;
       const out: Record<string, unknown> = {};
@@ -154,7 +172,7 @@ function valueCoercer(type: GraphQLInputType, made: Map<GraphQLInputType, Coerce
       // A field the type does not define is refused by graphql-js (with suggestions).
       for (const key of Object.keys(input)) if (defs[key] === undefined) return UNSURE;
       return out;
-    };
+    });
   }
   if (isLeafType(type)) {
     // Scalars and enums decide by parseValue, which throws or answers undefined for a bad value.
@@ -168,6 +186,17 @@ function valueCoercer(type: GraphQLInputType, made: Map<GraphQLInputType, Coerce
     };
   }
   return null;
+}
+
+/** `coerce` one level deeper; past MAX_DEPTH the value is graphql-js's to answer. */
+function nested(coerce: Coercer): Coercer {
+  return (value) => {
+    if (depth >= MAX_DEPTH) return UNSURE;
+    depth += 1;
+    const coerced = coerce(value);
+    depth -= 1;
+    return coerced;
+  };
 }
 
 function single(coerced: unknown): unknown {

@@ -78,7 +78,8 @@ function measure(request: CostRequest): { cost: number; readsVariables: boolean 
     if (node === undefined) return undefined;
     if (node.kind === Kind.VARIABLE || node.kind === Kind.LIST || node.kind === Kind.OBJECT) readsVariables = true;
     if (node.kind === Kind.VARIABLE) {
-      const given = variables[node.name.value];
+      // The request's own variables only: a name like `toString` must not read Object's member.
+      const given = Object.hasOwn(variables, node.name.value) ? variables[node.name.value] : undefined;
       if (given !== undefined) return given;
       const fallback = defaults.get(node.name.value);
       return fallback ? valueFromASTUntyped(fallback) : undefined;
