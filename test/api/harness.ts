@@ -29,7 +29,11 @@ export interface TestApp {
 export async function createTestApp(server: TestServer, schema: string, name = `app${Math.random().toString(36).slice(2, 10)}`): Promise<TestApp> {
   const created = await admin(server, 'mutation($i: CreateAppInput!) { createApp(input: $i) { app { id endpoint } } }', { i: { name, schema } });
   if (created.body.errors) throw new Error(`createApp failed: ${JSON.stringify(created.body.errors)}`);
-  const id: string = created.body.data.createApp.app.id;
+  return testAppOf(server, created.body.data.createApp.app.id as string);
+}
+
+/** An existing app (made by createApp, forkApp or an import) as tests use it, with an admin token of its own. */
+export async function testAppOf(server: TestServer, id: string): Promise<TestApp> {
   const tokenReply = await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId: id, name: 'tests' } });
   const token: string = tokenReply.body.data.createAdminToken.token;
   const endpoint = `${server.base}/graphql/${id}`;

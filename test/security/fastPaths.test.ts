@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appSchemaName } from '../../src/store/index.js';
-import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import { STORE_KINDS, createTestApp, testAppOf } from '../api/harness.js';
 import type { GraphQLResult, TestApp } from '../api/harness.js';
 import { Receiver, createEventFunction, startFunctionsServer } from '../functions/harness.js';
 import { admin } from '../server/harness.js';
@@ -162,27 +162,7 @@ describe.each(STORE_KINDS)('fast paths keep every rule and every tenant (%s)', (
     const fork = await admin(server, 'mutation($i: ForkAppInput!) { forkApp(input: $i) { app { id } } }', { i: { appId: a.id, name: `fork${Math.random().toString(36).slice(2, 8)}` } });
     expect(fork.body.errors).toBeUndefined();
     const bId: string = fork.body.data.forkApp.app.id;
-    const bToken = (await admin(server, 'mutation($i: CreateAdminTokenInput!) { createAdminToken(input: $i) { token } }', { i: { appId: bId, name: 'tests' } })).body.data.createAdminToken.token as string;
-    const endpoint = `${server.base}/graphql/${bId}`;
-    const gql = async (query: string, variables: Record<string, unknown> = {}, headers?: Record<string, string>): Promise<GraphQLResult> => {
-      const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...(headers ?? { authorization: `Bearer ${bToken}` }) }, body: JSON.stringify({ query, variables }) });
-      return { status: response.status, body: (await response.json()) as Json };
-    };
-    b = {
-      id: bId,
-      token: bToken,
-      endpoint,
-      server,
-      gql,
-      async data(query, variables) {
-        const reply = await gql(query, variables);
-        if (reply.body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(reply.body.errors)}`);
-        return reply.body.data;
-      },
-      migrate: async () => {
-        throw new Error('not used');
-      },
-    };
+    b = await testAppOf(server, bId);
     for (const name of ['ann', 'bob']) tokens[`b.${name}`] = (await dataAs(b, 'anonymous', LOGIN, { i: { username: name, password: PASSWORD } })).loginUser.token;
     // After the fork, ann joins Editors in A only (the role has the same id in B).
     await a.data(ENROL, { i: { userId: ids.ann, roleId: ids.editors } });
