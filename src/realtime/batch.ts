@@ -4,7 +4,8 @@
 // handled are held back (the sockets corked) and each socket's frames then go out in one write:
 // a server that falls behind spends less per event, and catches up. Nothing is held while the
 // hub keeps up (no notification waiting when it starts one), and frames are held for at most
-// MAX_HELD_NOTIFICATIONS notifications, or until the first one after MAX_HOLD_MS ends.
+// MAX_HELD_NOTIFICATIONS notifications, until the backlog ends (every notification counts, one
+// with no subscriber here too: `skip`), and never much past MAX_HOLD_MS, whatever follows.
 
 import type { Socket } from 'node:net';
 
@@ -22,6 +23,8 @@ export class DeliveryBatch {
   #since = 0;
   #notifications = 0;
   #flushing = false;
+  /** Writes what is held once MAX_HOLD_MS have passed, should no notification end by then. */
+  #deadline: NodeJS.Timeout | undefined;
 
   /** Whether frames sent now are held back (for tests). */
   get holding(): boolean {
@@ -32,17 +35,22 @@ export class DeliveryBatch {
   begin(backlog: boolean): void {
     this.#active = true;
     if (this.#holding || !backlog) return;
-    this.#holding = true;
-    this.#since = performance.now();
-    this.#notifications = 0;
+    this.#startHolding();
   }
 
   /** The hub is done with a notification; `backlog`: more are waiting. */
   end(backlog: boolean): void {
     this.#active = false;
-    if (!this.#holding) return;
-    this.#notifications += 1;
-    if (!backlog || this.#notifications >= MAX_HELD_NOTIFICATIONS || performance.now() - this.#since >= MAX_HOLD_MS) this.#flushSoon();
+    this.#counted(backlog);
+  }
+
+  /**
+   * The hub is done with a notification that had no subscriber on this instance (so no `begin`);
+   * `backlog`: more are waiting. It ends the backlog as any other: the frames held for the
+   * notifications before it must not wait for one that may never come.
+   */
+  skip(backlog: boolean): void {
+    if (!this.#active) this.#counted(backlog);
   }
 
   /** Before a frame is sent on `socket`: holds it back if the hub is working through a backlog. */
@@ -62,11 +70,31 @@ export class DeliveryBatch {
     this.#flushing = true;
     setImmediate(() => {
       this.#flushing = false;
+      clearTimeout(this.#deadline);
+      this.#deadline = undefined;
       for (const socket of this.#held) socket.uncork();
       this.#held.clear();
-      this.#holding = this.#active;
-      this.#since = performance.now();
-      this.#notifications = 0;
+      this.#holding = false;
+      if (this.#active) this.#startHolding();
     });
+  }
+
+  #startHolding(): void {
+    this.#holding = true;
+    this.#since = performance.now();
+    this.#notifications = 0;
+    this.#deadline ??= setTimeout(() => {
+      this.#deadline = undefined;
+      this.#flushSoon();
+    }, MAX_HOLD_MS);
+    // Held frames are no reason to keep the process alive.
+    this.#deadline.unref();
+  }
+
+  /** A notification ended: the held frames go out once the backlog ends, or is long enough. */
+  #counted(backlog: boolean): void {
+    if (!this.#holding) return;
+    this.#notifications += 1;
+    if (!backlog || this.#notifications >= MAX_HELD_NOTIFICATIONS || performance.now() - this.#since >= MAX_HOLD_MS) this.#flushSoon();
   }
 }

@@ -153,8 +153,11 @@ export class RealtimeHub {
   async #handle(payload: string, store: Store, arrived: number): Promise<void> {
     const notice = JSON.parse(payload) as EventNotice;
     const subscribers = this.#apps.get(notice.a);
-    if (!subscribers || subscribers.size === 0) return;
     const batch = this.#options.batch;
+    if (!subscribers || subscribers.size === 0) {
+      batch?.skip(this.#waiting > 0);
+      return;
+    }
     batch?.begin(this.#waiting > 0);
     try {
       await this.#deliver(notice, subscribers, store, arrived);

@@ -1,6 +1,7 @@
 // DeliveryBatch on real TCP sockets: frames go out at once while the hub keeps up; while
 // notifications wait, each socket's frames are held and then written together, for at most
-// MAX_HELD_NOTIFICATIONS notifications or MAX_HOLD_MS.
+// MAX_HELD_NOTIFICATIONS notifications or MAX_HOLD_MS, and no longer than the backlog lasts
+// (a notification with no subscriber here ends it too).
 
 import { once } from 'node:events';
 import { createServer, connect } from 'node:net';
@@ -152,5 +153,43 @@ describe('DeliveryBatch', () => {
     await nextTurn();
     expect(a.sender.writableCorked).toBe(0);
     await until(() => a.chunks.join('') === '1;2;', 'both frames');
+  });
+
+  it('writes what is held when the backlog ends with a notification that has no subscriber here', async () => {
+    const batch = new DeliveryBatch();
+    const a = await pair();
+    // A notification with a subscriber here is handled while another waits behind it …
+    batch.begin(true);
+    batch.hold(a.sender);
+    a.sender.write('mine;');
+    batch.end(true);
+    await nextTurn();
+    expect(a.sender.writableCorked).toBe(1);
+    // … and that other one is an app with no subscriber on this instance, the last for now.
+    batch.skip(false);
+    await nextTurn();
+    expect(a.sender.writableCorked).toBe(0);
+    await until(() => a.chunks.join('') === 'mine;', 'the held frame');
+    expect(batch.holding).toBe(false);
+  });
+
+  it(`writes what is held after ${MAX_HOLD_MS} ms though no notification ends`, async () => {
+    const batch = new DeliveryBatch();
+    const a = await pair();
+    batch.begin(true);
+    batch.hold(a.sender);
+    a.sender.write('1;');
+    batch.end(true);
+    // The next notification starts and takes its time (a slow statement): the frame goes out anyway.
+    batch.begin(false);
+    await until(() => a.chunks.join('') === '1;', 'the held frame');
+    expect(a.sender.writableCorked).toBe(0);
+    // Frames of the notification under way are held again, and go out when it ends.
+    expect(batch.holding).toBe(true);
+    batch.hold(a.sender);
+    a.sender.write('2;');
+    expect(a.sender.writableCorked).toBe(1);
+    batch.end(false);
+    await until(() => a.chunks.join('') === '1;2;', 'the second frame');
   });
 });
