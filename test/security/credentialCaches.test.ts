@@ -13,13 +13,11 @@
 // until the test lets it go, which is how a slow database (or a busy event loop) orders a lookup
 // and a concurrent change. Nothing else about the server differs from production.
 
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminService } from '../../src/admin/index.js';
 import { signingKey } from '../../src/admin/service.js';
 import { passwordFingerprint, signUserToken, verifyUserToken } from '../../src/accounts/index.js';
 import { UserTokenCache } from '../../src/accounts/tokenCache.js';
-import { createServer, generatePlatformKey } from '../../src/server/index.js';
+import { generatePlatformKey } from '../../src/server/index.js';
 import { MAX_KEPT_TOKEN, MAX_VERDICTS } from '../../src/server/tokenVerdicts.js';
 import { compile } from '../../src/sql/index.js';
 import type { SqlFragment } from '../../src/sql/index.js';
@@ -30,7 +28,7 @@ import type { Json, TestApp } from '../api/harness.js';
 import { openTestStore } from '../helpers/stores.js';
 import type { StoreKind, TestStore } from '../helpers/stores.js';
 import { sleep } from '../helpers/wait.js';
-import { admin } from '../server/harness.js';
+import { admin, serveWrapped } from '../server/harness.js';
 import type { TestServer } from '../server/harness.js';
 
 const SCHEMA = 'type Note @model { text: String }';
@@ -82,12 +80,9 @@ async function gatedServer(store: Store, key: string, owned: { close(): Promise<
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  const app: FastifyInstance = createServer({ store: gated, admin: createAdminService(store), adminKey: key, logLevel: 'silent' as never });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const { base, app } = await serveWrapped(gated, store, key);
   return {
-    base: `http://127.0.0.1:${address.port}`,
+    base,
     key,
     store,
     databaseUrl,

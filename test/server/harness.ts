@@ -70,13 +70,9 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  const key = generatePlatformKey();
-  const app = createServer({ store: counting, admin: createAdminService(test.store), adminKey: key, logLevel: 'silent' as never });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  const { base, key, app } = await serveWrapped(counting, test.store);
   return {
-    base: `http://127.0.0.1:${address.port}`,
+    base,
     key,
     store: test.store,
     app,
@@ -89,6 +85,19 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
       await test.close();
     },
   };
+}
+
+/**
+ * A silent server whose data paths run on `serving`, a wrapper of `store` that watches or holds
+ * its statements; the management service uses `store` itself, so the changes a test makes through
+ * it are neither counted nor held.
+ */
+export async function serveWrapped(serving: Store, store: Store, key = generatePlatformKey()): Promise<{ base: string; key: string; app: FastifyInstance }> {
+  const app = createServer({ store: serving, admin: createAdminService(store), adminKey: key, logLevel: 'silent' as never });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return { base: `http://127.0.0.1:${address.port}`, key, app };
 }
 
 export async function startTestServer(kind: StoreKind, options: Partial<ServerOptions> = {}): Promise<TestServer> {
