@@ -5,7 +5,7 @@
 // a server that falls behind spends less per event, and catches up. Nothing is held while the
 // hub keeps up (no notification waiting when it starts one), and frames are held for at most
 // MAX_HELD_NOTIFICATIONS notifications, until the backlog ends (every notification counts, one
-// with no subscriber here too: `skip`), and never much past MAX_HOLD_MS, whatever follows.
+// with no subscriber here too), and never much past MAX_HOLD_MS, whatever follows.
 
 import type { Socket } from 'node:net';
 
@@ -38,19 +38,16 @@ export class DeliveryBatch {
     this.#startHolding();
   }
 
-  /** The hub is done with a notification; `backlog`: more are waiting. */
+  /**
+   * The hub is done with a notification; `backlog`: more are waiting. Told of every one, those
+   * with no subscriber here (and no `begin`) too: the frames held for the notifications before
+   * must not wait for one that may never come.
+   */
   end(backlog: boolean): void {
     this.#active = false;
-    this.#counted(backlog);
-  }
-
-  /**
-   * The hub is done with a notification that had no subscriber on this instance (so no `begin`);
-   * `backlog`: more are waiting. It ends the backlog as any other: the frames held for the
-   * notifications before it must not wait for one that may never come.
-   */
-  skip(backlog: boolean): void {
-    if (!this.#active) this.#counted(backlog);
+    if (!this.#holding) return;
+    this.#notifications += 1;
+    if (!backlog || this.#notifications >= MAX_HELD_NOTIFICATIONS || performance.now() - this.#since >= MAX_HOLD_MS) this.#flushSoon();
   }
 
   /** Before a frame is sent on `socket`: holds it back if the hub is working through a backlog. */
@@ -83,18 +80,11 @@ export class DeliveryBatch {
     this.#holding = true;
     this.#since = performance.now();
     this.#notifications = 0;
-    this.#deadline ??= setTimeout(() => {
+    this.#deadline = setTimeout(() => {
       this.#deadline = undefined;
       this.#flushSoon();
     }, MAX_HOLD_MS);
     // Held frames are no reason to keep the process alive.
     this.#deadline.unref();
-  }
-
-  /** A notification ended: the held frames go out once the backlog ends, or is long enough. */
-  #counted(backlog: boolean): void {
-    if (!this.#holding) return;
-    this.#notifications += 1;
-    if (!backlog || this.#notifications >= MAX_HELD_NOTIFICATIONS || performance.now() - this.#since >= MAX_HOLD_MS) this.#flushSoon();
   }
 }

@@ -155,7 +155,7 @@ export class RealtimeHub {
     const subscribers = this.#apps.get(notice.a);
     const batch = this.#options.batch;
     if (!subscribers || subscribers.size === 0) {
-      batch?.skip(this.#waiting > 0);
+      batch?.end(this.#waiting > 0);
       return;
     }
     batch?.begin(this.#waiting > 0);

@@ -166,7 +166,7 @@ describe('DeliveryBatch', () => {
     await nextTurn();
     expect(a.sender.writableCorked).toBe(1);
     // … and that other one is an app with no subscriber on this instance, the last for now.
-    batch.skip(false);
+    batch.end(false);
     await nextTurn();
     expect(a.sender.writableCorked).toBe(0);
     await until(() => a.chunks.join('') === 'mine;', 'the held frame');
