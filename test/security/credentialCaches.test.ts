@@ -17,97 +17,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKey } from '../../src/admin/service.js';
 import { passwordFingerprint, signUserToken, verifyUserToken } from '../../src/accounts/index.js';
 import { UserTokenCache } from '../../src/accounts/tokenCache.js';
-import { generatePlatformKey } from '../../src/server/index.js';
 import { MAX_KEPT_TOKEN, MAX_VERDICTS } from '../../src/server/tokenVerdicts.js';
-import { compile } from '../../src/sql/index.js';
-import type { SqlFragment } from '../../src/sql/index.js';
 import { openStore } from '../../src/store/index.js';
-import type { SigningKeyRow, Store } from '../../src/store/index.js';
+import type { SigningKeyRow } from '../../src/store/index.js';
 import { STORE_KINDS, createTestApp } from '../api/harness.js';
 import type { Json, TestApp } from '../api/harness.js';
-import { openTestStore } from '../helpers/stores.js';
-import type { StoreKind, TestStore } from '../helpers/stores.js';
 import { sleep } from '../helpers/wait.js';
-import { admin, serveWrapped } from '../server/harness.js';
-import type { TestServer } from '../server/harness.js';
+import { admin, gatedServer, startGatedServer } from '../server/harness.js';
+import type { GatedServer, TestServer } from '../server/harness.js';
 
 const SCHEMA = 'type Note @model { text: String }';
 const SIGN_UP = 'mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } token } }';
 const PASSWORD = 'correct horse';
 
-// ---------------------------------------------------------------------------------------------
-// A server whose store can hold back one statement's answer, and counts statements by their text.
-
-/** The answer of the next statement matching `pattern`, read from the database and then held back. */
-interface Held {
-  /** Settles once the statement has run: its answer is read, not yet handed on. */
-  ran: Promise<void>;
-  /** Hands the answer on. */
-  release(): void;
-}
-
-interface GatedServer extends TestServer {
-  /** Holds back the answer of the next statement whose text matches `pattern`. */
-  holdNext(pattern: RegExp): Held;
-  /** How many statements so far had a text matching `pattern`. */
-  count(pattern: RegExp): number;
-}
-
-/**
- * A server on `store` whose statements go through a gate; the management service uses the store
- * directly (the changes a test makes are never held back). Closes `owned` with itself.
- */
-async function gatedServer(store: Store, key: string, owned: { close(): Promise<void> }, databaseUrl?: string): Promise<GatedServer> {
-  const texts: string[] = [];
-  const holds: { pattern: RegExp; ran: () => void; gate: Promise<void> }[] = [];
-  const gated: Store = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'query') {
-        return async (statement: SqlFragment, options?: unknown) => {
-          const text = compile(statement).text;
-          texts.push(text);
-          const at = holds.findIndex((h) => h.pattern.test(text));
-          const hold = at >= 0 ? holds.splice(at, 1)[0] : undefined;
-          const result = await target.query(statement, options as never);
-          if (hold) {
-            hold.ran();
-            await hold.gate;
-          }
-          return result;
-        };
-      }
-      const v: unknown = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  const { base, app } = await serveWrapped(gated, store, key);
-  return {
-    base,
-    key,
-    store,
-    databaseUrl,
-    app,
-    logs: [],
-    holdNext(pattern) {
-      let ran!: () => void;
-      let release!: () => void;
-      const started = new Promise<void>((resolve) => (ran = resolve));
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      holds.push({ pattern, ran, gate });
-      return { ran: started, release };
-    },
-    count: (pattern) => texts.filter((t) => pattern.test(t)).length,
-    async close() {
-      await app.close();
-      await owned.close();
-    },
-  };
-}
-
-async function startGatedServer(kind: StoreKind): Promise<GatedServer> {
-  const test: TestStore = await openTestStore(kind);
-  return gatedServer(test.store, generatePlatformKey(), test, test.databaseUrl);
-}
+// The gated server (test/server/harness.ts) holds back one chosen statement's answer.
 
 /** A second gated instance on the first one's PostgreSQL database (same platform key). */
 async function secondGatedInstance(first: GatedServer): Promise<GatedServer> {

@@ -9,7 +9,7 @@ import { compile } from '../../src/sql/index.js';
 import type { SqlFragment } from '../../src/sql/index.js';
 import type { StatementOptions, Store, Transaction } from '../../src/store/index.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
-import type { StoreKind } from '../helpers/stores.js';
+import type { StoreKind, TestStore } from '../helpers/stores.js';
 
 /** The store kinds the storage-dependent suites run against (TESSERA_TEST_STORES narrows them). */
 export const STORE_KINDS = STORES;
@@ -98,6 +98,77 @@ export async function serveWrapped(serving: Store, store: Store, key = generateP
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return { base: `http://127.0.0.1:${address.port}`, key, app };
+}
+
+/** The answer of the next statement matching `pattern`, read from the database and then held back. */
+export interface Held {
+  /** Settles once the statement has run: its answer is read, not yet handed on. */
+  ran: Promise<void>;
+  /** Hands the answer on. */
+  release(): void;
+}
+
+export interface GatedServer extends TestServer {
+  /** Holds back the answer of the next statement whose text matches `pattern`. */
+  holdNext(pattern: RegExp): Held;
+  /** How many statements so far had a text matching `pattern`. */
+  count(pattern: RegExp): number;
+}
+
+/**
+ * A server on `store` whose statements go through a gate; the management service uses the store
+ * directly (the changes a test makes are never held back). Closes `owned` with itself.
+ */
+export async function gatedServer(store: Store, key: string, owned: { close(): Promise<void> }, databaseUrl?: string): Promise<GatedServer> {
+  const texts: string[] = [];
+  const holds: { pattern: RegExp; ran: () => void; gate: Promise<void> }[] = [];
+  const gated: Store = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'query') {
+        return async (statement: SqlFragment, options?: unknown) => {
+          const text = compile(statement).text;
+          texts.push(text);
+          const at = holds.findIndex((h) => h.pattern.test(text));
+          const hold = at >= 0 ? holds.splice(at, 1)[0] : undefined;
+          const result = await target.query(statement, options as never);
+          if (hold) {
+            hold.ran();
+            await hold.gate;
+          }
+          return result;
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const { base, app } = await serveWrapped(gated, store, key);
+  return {
+    base,
+    key,
+    store,
+    databaseUrl,
+    app,
+    logs: [],
+    holdNext(pattern) {
+      let ran!: () => void;
+      let release!: () => void;
+      const started = new Promise<void>((resolve) => (ran = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ pattern, ran, gate });
+      return { ran: started, release };
+    },
+    count: (pattern) => texts.filter((t) => pattern.test(t)).length,
+    async close() {
+      await app.close();
+      await owned.close();
+    },
+  };
+}
+
+export async function startGatedServer(kind: StoreKind): Promise<GatedServer> {
+  const test: TestStore = await openTestStore(kind);
+  return gatedServer(test.store, generatePlatformKey(), test, test.databaseUrl);
 }
 
 export async function startTestServer(kind: StoreKind, options: Partial<ServerOptions> = {}): Promise<TestServer> {
