@@ -182,15 +182,15 @@ export class RealtimeHub {
     this.#options.onHandled?.({ events: events.length, deliveries, seconds: (performance.now() - arrived) / 1000 });
   }
 
-  /** The notice's events, read from the catalog when they were too large to notify. */
+  /** The notice's events, read from the catalog when they were too large to notify, each with its transaction's commit stamp. */
   async #events(notice: EventNotice, store: Store): Promise<RowEvent[]> {
-    let items = notice.e;
+    let body: EventNotice | undefined = notice;
     if (notice.r !== undefined) {
       const { rows } = await store.query<{ payload: string }>(sql`SELECT payload FROM tessera.realtime_events WHERE id = ${notice.r}::bigint`);
-      const stored = rows[0] ? (JSON.parse(rows[0].payload) as EventNotice) : undefined;
-      items = stored?.e;
+      body = rows[0] ? (JSON.parse(rows[0].payload) as EventNotice) : undefined;
     }
-    return (items ?? []).map(([type, kind, id, row]) => ({ type, kind, id, ...(row === undefined ? {} : { row }) }));
+    const committed = body?.c ? { own: body.c[0], snapshot: body.c[1] } : undefined;
+    return (body?.e ?? []).map(([type, kind, id, row]) => ({ type, kind, id, ...(row === undefined ? {} : { row }), committed }));
   }
 
   /** Runs the event's statements and delivers their results; resolves to the number delivered. */

@@ -8,6 +8,10 @@
 // clients); a NOTIFY on its own after the commit writes no WAL and holds the lock briefly
 // (≈4,300–5,700 per second). The price: a process that dies between the commit and the
 // notification loses those events (the writes themselves are committed).
+//
+// Each notification carries its transaction's commit stamp: its own transaction id and the
+// snapshot it read in (see CommitStamp), from which a subscription's rules are read as they stood
+// when it committed, however late the event is delivered.
 
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -30,16 +34,35 @@ export interface RowEvent {
    * its write-only columns (no password hash ever travels in a notification).
    */
   row?: string;
+  /** When its transaction committed (absent from an older server's notifications). */
+  committed?: CommitStamp | undefined;
 }
 
 /**
+ * Where a transaction's writes stand among everyone else's: its own transaction id and the
+ * snapshot it read in (`pg_current_xact_id()`, `pg_current_snapshot()` as text). A row version
+ * made by another transaction that was running at that snapshot or began after it (its `xmin`)
+ * is taken as made after the commit: that is how a subscription's rules tell the links that
+ * stood when the event committed from those made since (compile/subscription.ts).
+ */
+export interface CommitStamp {
+  own: string;
+  snapshot: string;
+}
+
+/** The stamp's columns, read inside the transaction (aliased `own` and `snapshot`). */
+export const COMMIT_STAMP = sql`pg_current_xact_id()::text AS ${ident('own')}, pg_current_snapshot()::text AS ${ident('snapshot')}`;
+
+/**
  * One notification: the app and its events, or the id of a stored body when the events did
- * not fit in a notification (`tessera.realtime_events`).
+ * not fit in a notification (`tessera.realtime_events`); and the commit stamp of the
+ * transaction that made them (`[own, snapshot]`; absent from an older server's).
  */
 export interface EventNotice {
   a: string;
   e?: [string, RowEventKind, string, string?][];
   r?: string;
+  c?: [string, string];
 }
 
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; this leaves room to spare. */
@@ -55,6 +78,12 @@ const STORED_BODY_TTL = sql`interval '10 minutes'`;
  */
 export class RowEvents {
   readonly #events = new Map<string, RowEvent>();
+  #stamp: CommitStamp | undefined;
+
+  /** Records where the transaction stands (read inside it, from COMMIT_STAMP's columns). */
+  stamp(stamp: CommitStamp): void {
+    this.#stamp = stamp;
+  }
 
   record(event: RowEvent): void {
     const key = `${event.type}\u0000${event.id}`;
@@ -76,9 +105,11 @@ export class RowEvents {
 
   /**
    * Reads, inside the transaction, the state each created or updated row is left in, so that
-   * every event tells its own mutation's result whenever it is delivered.
+   * every event tells its own mutation's result whenever it is delivered, and the
+   * transaction's commit stamp (with the first type's rows, or on its own).
    */
   async capture(tx: Transaction, app: AppContext): Promise<void> {
+    if (this.#events.size === 0) return;
     const byType = new Map<string, RowEvent[]>();
     for (const event of this.#events.values()) {
       if (event.kind === 'delete') continue;
@@ -88,14 +119,19 @@ export class RowEvents {
     }
     for (const [typeName, events] of byType) {
       const z = ident('r');
-      const { rows } = await tx.query<{ id: string; row: string }>(
-        sql`SELECT ${z}.id::text AS id, ${rowJson(app, typeName, z)} AS row FROM ${app.table(typeName)} ${z} WHERE ${z}.id = ANY(${events.map((e) => e.id)}::uuid[])`,
+      const { rows } = await tx.query<{ id: string; row: string } & CommitStamp>(
+        sql`SELECT ${z}.id::text AS id, ${rowJson(app, typeName, z)} AS row, ${COMMIT_STAMP} FROM ${app.table(typeName)} ${z} WHERE ${z}.id = ANY(${events.map((e) => e.id)}::uuid[])`,
       );
       const found = new Map(rows.map((r) => [r.id, r.row]));
       for (const event of events) {
         const row = found.get(event.id);
         if (row !== undefined) event.row = row;
       }
+      if (rows[0]) this.#stamp ??= { own: rows[0].own, snapshot: rows[0].snapshot };
+    }
+    if (!this.#stamp) {
+      const { rows } = await tx.query<CommitStamp>(sql`SELECT ${COMMIT_STAMP}`);
+      if (rows[0]) this.stamp(rows[0]);
     }
   }
 
@@ -103,7 +139,7 @@ export class RowEvents {
   async publish(store: Store, appId: string): Promise<void> {
     const events = this.events;
     if (events.length === 0) return;
-    for (const body of noticeBodies(appId, events)) {
+    for (const body of noticeBodies(appId, events, this.#stamp)) {
       if (Buffer.byteLength(body, 'utf8') <= MAX_NOTICE_BYTES) {
         await store.notify(EVENTS_CHANNEL, body);
         continue;
@@ -126,19 +162,22 @@ export function rowJson(app: AppContext, typeName: string, z: SqlFragment): SqlF
 }
 
 /** The events as notification bodies, as many per body as fit (a lone large event may not). */
-function noticeBodies(appId: string, events: readonly RowEvent[]): string[] {
+function noticeBodies(appId: string, events: readonly RowEvent[], stamp: CommitStamp | undefined): string[] {
   const bodies: string[] = [];
   let batch: NonNullable<EventNotice['e']> = [];
   let size = 0;
+  const committed = stamp ? { c: [stamp.own, stamp.snapshot] satisfies [string, string] } : {};
+  // Room for the app id, the keys and the stamp (whose snapshot lists the transactions then running).
+  const room = MAX_NOTICE_BYTES - 100 - Buffer.byteLength(JSON.stringify(committed), 'utf8');
   const flush = () => {
-    if (batch.length > 0) bodies.push(JSON.stringify({ a: appId, e: batch } satisfies EventNotice));
+    if (batch.length > 0) bodies.push(JSON.stringify({ a: appId, e: batch, ...committed } satisfies EventNotice));
     batch = [];
     size = 0;
   };
   for (const event of events) {
     const item: [string, RowEventKind, string, string?] = event.row === undefined ? [event.type, event.kind, event.id] : [event.type, event.kind, event.id, event.row];
     const itemSize = Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
-    if (size + itemSize > MAX_NOTICE_BYTES - 100) flush();
+    if (size + itemSize > room) flush();
     batch.push(item);
     size += itemSize;
   }

@@ -28,7 +28,7 @@ import { CompileState } from '../state.js';
 import { castOf } from '../values.js';
 import { createHoldsAlways, existingHoldsAlways, linkHoldsAlways } from './checks.js';
 import type { MutationContext } from './context.js';
-import { RowEvents, rowJson } from './events.js';
+import { COMMIT_STAMP, RowEvents, rowJson } from './events.js';
 import { Outbox } from './outbox.js';
 import { commonPart, edgePart, payloadFields } from './payload.js';
 import { columnInput, relationTarget } from './rows.js';
@@ -57,7 +57,7 @@ interface OneStatementPlan {
   /** The values bound after the row's uuid, in order. */
   columns: readonly ColumnInput[];
   parts: readonly PlanPart[];
-  /** Whether the answer holds the row for subscribers (column `event`). */
+  /** Whether the answer holds the row for subscribers (column `event`) and the commit stamp (`own`, `snapshot`). */
   event: boolean;
 }
 
@@ -106,6 +106,7 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   if (plan.event && typeof event === 'string') {
     const events = new RowEvents();
     events.record({ type: type.name, kind, id, row: event });
+    events.stamp({ own: String(answer.own), snapshot: String(answer.snapshot) });
     await events.publish(m.store, s.app.app.id).catch((err: unknown) => m.ports.events.lost?.(err));
   }
   return payloadText(plan.parts, answer, input.clientMutationId);
@@ -177,7 +178,7 @@ function compilePlan(s0: CompileState, kind: Kind, type: ModelType, input: Input
   if (!parts) return none;
   // The payload is read in the write's own RETURNING: a row comes back only when one was written.
   const selected = [sql`TRUE AS ${ident('written')}`, ...parts.reads];
-  if (wanted) selected.push(sql`${rowJson(s.app, type.name, WRITTEN)} AS ${ident('event')}`);
+  if (wanted) selected.push(sql`${rowJson(s.app, type.name, WRITTEN)} AS ${ident('event')}`, COMMIT_STAMP);
   const statement = sql`${write} RETURNING ${join(selected)}`;
   // The write names the table once; any other read of it would not see the write, so such a
   // payload (or a rule it is read under) takes the general path.
