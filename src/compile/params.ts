@@ -35,6 +35,12 @@ export interface EventValues {
   mutation: string;
   /** The subscribers the statement answers for: their user ids, null for anonymous callers. */
   callers: readonly (string | null)[];
+  /**
+   * Where the event's transaction stands, as 32-bit transaction ids (what a row's `xmin`
+   * holds): its own, its snapshot's `xmax` and the ids running at it. Absent from an older
+   * server's notifications (the rules are then read as they are at delivery).
+   */
+  committed?: { own: string; xmax: string; running: string[] } | undefined;
 }
 
 /** A variable in an argument tree: a leaf or a list of leaves, bound per request. */

@@ -33,6 +33,9 @@ export class CompileState {
      * admin (no admin arm in its predicates; see permissions/predicate.ts), `checked` lets app
      * admins through in the statement itself. */
     readonly appAdmin: 'checked' | 'excluded' = 'checked',
+    /** For a subscription's event statements, whose rules are read as they stood when the
+     * event committed: the predicate "this row a rule joins stood then" (RuleContext.stood). */
+    readonly stood?: (row: SqlFragment) => SqlFragment,
   ) {}
 
   /** The predicate "the caller is a member of the app's built-in `admin` role" (FALSE for an admin token, which needs no role). */
@@ -87,6 +90,7 @@ export class CompileState {
       alias: (prefix) => this.alias(prefix),
       viewer: this.viewer,
       appAdmin: this.appAdmin,
+      stood: this.stood,
       asksAppAdmin: () => {
         this.appAdminArms += 1;
       },

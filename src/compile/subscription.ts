@@ -6,7 +6,9 @@
 // ids come as an array parameter joined to the row, and the rules read the caller from the
 // joined element instead of a parameter, so one statement answers an event for every
 // subscriber of the same subscription (as Hasura multiplexes live queries). Subscribers whose
-// rules do not return the row are not answered, and do not hear of the event.
+// rules do not return the row are not answered, and do not hear of the event. The rules are
+// read as they stood when the event committed, from the commit stamp it carries: a link or
+// role granted since does not count, however late the event is delivered (stoodAtCommit).
 
 import { GraphQLError, Kind, getOperationAST } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
@@ -18,11 +20,11 @@ import type { Queryable } from '../store/index.js';
 import { readArguments } from './args.js';
 import type { AppContext } from './context.js';
 import { cursorSql } from './cursor.js';
-import type { RowEvent, RowEventKind } from './mutations/events.js';
+import type { CommitStamp, RowEvent, RowEventKind } from './mutations/events.js';
 import { fieldOf, modelFields, modelObject } from './object.js';
 import { cursorKeys, signatureParam, sortKeys } from './order.js';
 import { Binder, bindPrepared, boundValues, prepare, resolveDeep } from './params.js';
-import type { PreparedStatement, RequestValues } from './params.js';
+import type { EventValues, PreparedStatement, RequestValues } from './params.js';
 import { resolveRefusals } from './refusals.js';
 import { collectFields, subSelections } from './selection.js';
 import { CompileState } from './state.js';
@@ -137,6 +139,37 @@ function payloadJson(s: CompileState, typeName: string, z: SqlFragment, nodes: r
 const CALLER = ident('caller');
 const CALLER_VIEWER = sql`${CALLER}.viewer`;
 
+/**
+ * The event's commit, joined to its statements as one row of `xid` values: `own` (its
+ * transaction), `xmax` and `running` (its snapshot's); all NULL for an event without a stamp.
+ */
+const COMMITTED = ident('committed');
+
+function committedRow(s: CompileState): SqlFragment {
+  const at = (read: (c: NonNullable<EventValues['committed']>) => unknown) => s.binder.fromRequest((r) => (r.event?.committed ? read(r.event.committed) : null));
+  return sql`(SELECT ${at((c) => c.own)}::xid AS own, ${at((c) => c.xmax)}::xid AS xmax, ${at((c) => c.running)}::xid[] AS running) ${COMMITTED}`;
+}
+
+/**
+ * The predicate "the row `row`, of a table a rule joins, stood when the event committed": the
+ * version read now was made by the event's own transaction, or by one that had committed by
+ * the event's snapshot: not one running then, nor one at or past the snapshot's `xmax`. Which
+ * side of `xmax` a 32-bit `xmin` lies on is told by the two ages (transactions before now), so
+ * it holds across wraparound; a frozen row's age is the largest there is, and an old row's
+ * `xmin` wrapped into the last few transactions only withholds the event. Without a stamp,
+ * every row counts (the rules as they are at delivery).
+ */
+function stoodAtCommit(row: SqlFragment): SqlFragment {
+  return sql`(${COMMITTED}.own IS NULL OR ${row}.xmin = ${COMMITTED}.own OR NOT (age(${row}.xmin) BETWEEN 0 AND age(${COMMITTED}.xmax) OR ${row}.xmin = ANY(${COMMITTED}.running)))`;
+}
+
+/** The 32-bit transaction ids of a commit stamp (a row's `xmin` holds the low 32 bits of a transaction id). */
+function committedValues(stamp: CommitStamp): NonNullable<EventValues['committed']> {
+  const low = (xid8: string) => String(BigInt(xid8) & 0xffff_ffffn);
+  const [, xmax = '0', running = ''] = stamp.snapshot.split(':');
+  return { own: low(stamp.own), xmax: low(xmax), running: running === '' ? [] : running.split(',').map(low) };
+}
+
 /** Whether `frag` reads the joined subscriber (its answer may differ from one caller to the next). */
 function readsCaller(frag: SqlFragment): boolean {
   return identCount(frag, 'caller') > 0;
@@ -158,12 +191,13 @@ function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[
       ? sql`${table} ${z}`
       : sql`json_populate_record(NULL::${table}, ${s.binder.fromRequest((r) => r.event?.row ?? null)}::json) ${z}`;
   const callers = sql`unnest(${s.binder.fromRequest((r) => r.event?.callers ?? [])}::uuid[]) WITH ORDINALITY AS ${CALLER}(viewer, i)`;
+  const committed = committedRow(s);
   const row = from === 'table' ? sql`${z}.id = ${s.binder.fromRequest((r) => r.event?.id ?? null)}::uuid` : sql`TRUE`;
   const allowed = s.allowed(type, 'read', z);
   const matches = wherePredicate(s, type, z, filter);
   const payload = payloadJson(s, typeName, z, nodes);
   if (readsCaller(payload)) {
-    return prepare(sql`SELECT (${payload})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${callers} WHERE ${whereAll([row, allowed, matches])} GROUP BY 1`);
+    return prepare(sql`SELECT (${payload})::text AS v, array_agg(${CALLER}.i::int) AS callers FROM ${source} CROSS JOIN ${committed} CROSS JOIN ${callers} WHERE ${whereAll([row, allowed, matches])} GROUP BY 1`);
   }
   // A filter that reads the caller is tested per caller too.
   const filterPerCaller = readsCaller(matches);
@@ -171,7 +205,7 @@ function statement(s: CompileState, typeName: string, nodes: readonly FieldNode[
   const once = filterPerCaller ? [row] : [row, matches];
   const each = s.alias('c');
   return prepare(
-    sql`SELECT (${payload})::text AS v, ${each}.callers FROM ${source} CROSS JOIN LATERAL (SELECT array_agg(${CALLER}.i::int) AS callers FROM ${callers} WHERE ${whereAll(perCaller)}) ${each} WHERE ${whereAll([...once, sql`${each}.callers IS NOT NULL`])}`,
+    sql`SELECT (${payload})::text AS v, ${each}.callers FROM ${source} CROSS JOIN ${committed} CROSS JOIN LATERAL (SELECT array_agg(${CALLER}.i::int) AS callers FROM ${callers} WHERE ${whereAll(perCaller)}) ${each} WHERE ${whereAll([...once, sql`${each}.callers IS NOT NULL`])}`,
   );
 }
 
@@ -187,7 +221,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   const coerced = coerceVariables(args.app.app.schema, operation, args.variables ?? {});
   if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
   const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER);
+  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER, 'checked', stoodAtCommit);
   const fields = [...collectFields(s, [operation.selectionSet], new Set(['Subscription']))].filter(([, nodes]) => (nodes[0] as FieldNode).name.value !== '__typename');
   // Validation (graphql-js's single-root-field rule) has already refused several root fields.
   const [key, nodes] = fields[0] ?? [];
@@ -243,7 +277,8 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
 export async function eventPayloads(plan: SubscriptionPlan, db: Queryable, event: RowEvent, callers: readonly (string | null)[]): Promise<EventPayload[]> {
   if (event.type !== plan.type || !plan.kinds.has(event.kind)) return [];
   if (event.kind === 'delete' && event.row === undefined) return [];
-  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind), callers } };
+  const committed = event.committed ? committedValues(event.committed) : undefined;
+  const request: RequestValues = { ...plan.request, event: { id: event.id, row: event.row, mutation: mutationName(plan.app, plan.type, event.kind), callers, committed } };
   // The row's state travels with the event; without one (a row the mutation's own capture did
   // not find), the row is read as it is now.
   const result = await db.query<{ v: string | null; callers: number[] }>(bindPrepared(event.row === undefined ? plan.fromTable : plan.fromState, request), { recurring: true });

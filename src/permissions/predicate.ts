@@ -5,7 +5,9 @@
 // caller known not to be an app admin leaves that arm out (`appAdmin: 'excluded'`): `owner =
 // viewer` alone is a predicate PostgreSQL can answer from an index, `owner = viewer OR <viewer
 // is an app admin>` is not. Such a statement must check the caller aside (`viewerIsAppAdmin`)
-// and be run again with the arm if the caller turns out to be an admin.
+// and be run again with the arm if the caller turns out to be an admin. A subscription's event
+// statements read the rules as they stood when the event committed (`stood`): a row a rule
+// joins counts only if what the rule reads of it beyond its id stood then.
 
 import { builtinTraits, membershipOf, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
@@ -30,11 +32,23 @@ export interface RuleContext {
   appAdmin?: 'checked' | 'excluded' | undefined;
   /** Told each time a predicate would let app admins through (checked or excluded): the statement depends on whether the caller is one. */
   asksAppAdmin?: (() => void) | undefined;
+  /**
+   * For rules read as they stood at an earlier moment (a subscription's event, as of its
+   * commit): the predicate "the row `row` of a table the rule joins is as it was then". The
+   * rule then counts a joined row only where what it reads of it (a link, a role's name, a
+   * column leading on) is known to have stood; a row's `id` never changes and needs no check.
+   */
+  stood?: ((row: SqlFragment) => SqlFragment) | undefined;
 }
 
 const FALSE = sql`FALSE`;
 /** The predicate of a rule that lets everyone through; compare by identity to leave it out. */
 export const ALWAYS = sql`TRUE`;
+
+/** `predicate`, and where the context reads rules as of an earlier moment, that `row` stood then. */
+function standing(c: RuleContext, row: SqlFragment, predicate: SqlFragment): SqlFragment {
+  return c.stood ? sql`(${c.stood(row)} AND ${predicate})` : predicate;
+}
 
 function typeOf(c: RuleContext, name: string): ModelType {
   const type = c.model.types.find((t) => t.name === name);
@@ -52,7 +66,8 @@ function inRoles(c: RuleContext, roles: readonly string[]): SqlFragment {
   const ur = userRoles(c);
   const j = c.alias('ur');
   const r = c.alias('ro');
-  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${ur.roles} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[]))`;
+  const member = sql`${j}.${ur.user} = ${c.viewer}::uuid AND ${r}.name = ANY(${[...roles]}::text[])`;
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} JOIN ${ur.roles} ${r} ON ${r}.id = ${j}.${ur.role} WHERE ${standing(c, j, standing(c, r, member))})`;
 }
 
 /** The viewer is a member of the app's built-in `admin` role: full access (FALSE when the context excludes app admins). */
@@ -71,7 +86,7 @@ export function viewerIsAppAdmin(c: RuleContext): SqlFragment {
 function roleAdmin(c: RuleContext, row: SqlFragment): SqlFragment {
   const ur = userRoles(c);
   const j = c.alias('ur');
-  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}.${ur.accessLevel} = 'admin')`;
+  return sql`EXISTS (SELECT 1 FROM ${ur.table} ${j} WHERE ${standing(c, j, sql`${j}.${ur.role} = ${row}.id AND ${j}.${ur.user} = ${c.viewer}::uuid AND ${j}.${ur.accessLevel} = 'admin'`)})`;
 }
 
 /** `row` is not one of the rows its built-in type reserves to app admins (the `admin` role). */
@@ -91,8 +106,12 @@ export function manageMembersPredicate(c: RuleContext, row: SqlFragment): SqlFra
   return or([reserved ? sql`(${notReserved(reserved, row)} AND ${delegated})` : delegated, isAppAdmin(c)]);
 }
 
-/** A `userFields` path from `row` (of `type`) leads to the viewer. */
-function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: readonly string[]): SqlFragment {
+/**
+ * A `userFields` path from `row` (of `type`) leads to the viewer. `joined`: the row is one the
+ * rule itself joins (not the row the rule is about), whose columns are read as they stood
+ * where the context asks it (RuleContext.stood).
+ */
+function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: readonly string[], joined = false): SqlFragment {
   const [step, ...rest] = steps;
   if (step === undefined) return sql`${row}.id = ${c.viewer}::uuid`;
   const field = type.fields.find((f): f is RelationField => f.kind === 'relation' && f.name === step);
@@ -103,12 +122,13 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
   const target = typeOf(c, field.target);
   const last = rest.length === 0;
   switch (link.kind) {
-    case 'holds':
+    case 'holds': {
       // The last step needs no join: the column holds the user's id.
-      if (last) return sql`${row}.${ident(link.column)} = ${c.viewer}::uuid`;
-      return nested(c, target, rest, (z) => sql`${z}.id = ${row}.${ident(link.column)}`);
+      const onward = last ? sql`${row}.${ident(link.column)} = ${c.viewer}::uuid` : nested(c, target, rest, (z) => sql`${z}.id = ${row}.${ident(link.column)}`);
+      return joined ? standing(c, row, onward) : onward;
+    }
     case 'heldBy':
-      return nested(c, target, rest, (z) => sql`${z}.${ident(link.column)} = ${row}.id`);
+      return nested(c, target, rest, (z) => standing(c, z, sql`${z}.${ident(link.column)} = ${row}.id`));
     case 'join': {
       const j = c.alias('pj');
       const straight = (self: string, other: string) => {
@@ -117,7 +137,7 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
         return sql`(${j}.${ident(self)} = ${row}.id AND ${onward})`;
       };
       const match = link.symmetric ? sql`(${straight(link.self, link.other)} OR ${straight(link.other, link.self)})` : straight(link.self, link.other);
-      return sql`EXISTS (SELECT 1 FROM ${c.table(link.table)} ${j} WHERE ${match})`;
+      return sql`EXISTS (SELECT 1 FROM ${c.table(link.table)} ${j} WHERE ${standing(c, j, match)})`;
     }
     default: {
       const never: never = link;
@@ -128,7 +148,7 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
 
 function nested(c: RuleContext, target: ModelType, rest: readonly string[], joinOn: (z: SqlFragment) => SqlFragment): SqlFragment {
   const z = c.alias('pr');
-  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest)})`;
+  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest, true)})`;
 }
 
 function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant: Grant): SqlFragment {

@@ -5,8 +5,8 @@
 // - one statement evaluates an event for every subscriber of a subscription, their user ids
 //   joined in as an array (compile/subscription.ts): each user must still hear exactly what
 //   their own rules let them read — RELATION (one step, and through a many-to-many path), SELF,
-//   ROLE, AUTHENTICATED against anonymous, field rules — as the rules stand when the event is
-//   delivered (docs/realtime.md says what that leaves open while the hub runs behind);
+//   ROLE, AUTHENTICATED against anonymous, field rules — as the rules stood when the event
+//   committed (realtimeRulesAtCommit.test.ts checks that with the hub held behind);
 // - subscribers of the same statement share one payload per event, and the payload's JSON is
 //   written straight to their sockets (realtime/hub.ts, realtime/sink.ts): nothing may be shared
 //   between subscribers whose filters, variables, aliases, protocols or identities differ;

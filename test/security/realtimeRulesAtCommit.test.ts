@@ -1,0 +1,234 @@
+// A subscription's event is told to whoever the rules let read the row when its mutation
+// committed, however late the hub delivers it (docs/realtime.md, "When the rules are read"). The
+// hub runs behind whenever events come faster than it evaluates them; here it is held behind on
+// purpose: the server's store holds back the answer of the first event statement (a sentinel's)
+// while the test commits the events under test and then the changes that would let more users
+// read them: a link added to a RELATION path, a role granted, the built-in admin role granted, a
+// joined row's column changed to point at someone else. Once let go, the hub evaluates those
+// events after the changes; a user must still hear only what they could read at each commit.
+//
+// A negative ("this subscriber heard nothing of it") is proven with a sentinel: a later event
+// every subscriber may read, on the same connection, handled after the events before it.
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import type { Json, TestApp } from '../api/harness.js';
+import { startGatedServer } from '../server/harness.js';
+import type { GatedServer } from '../server/harness.js';
+import { client, openSubscriptions, subscribe, until, waitForSubscriptions } from '../realtime/harness.js';
+import type { Subscription } from '../realtime/harness.js';
+
+const SCHEMA = `
+type User @model
+  @permission(scope: EVERYONE, create: true)
+  @permission(scope: AUTHENTICATED, read: true) {
+  nickname: String
+  projects: [Project] @relation(name: "ProjectMembers")
+  posts: [Post] @relation(name: "PostAuthor")
+}
+type Notice @model @permission(scope: EVERYONE, read: true) { seq: Int! }
+type Project @model @permission(scope: RELATION, userFields: ["members"], read: true) {
+  name: String!
+  members: [User] @relation(name: "ProjectMembers")
+  tasks: [Task] @relation(name: "ProjectTasks")
+  docs: [Doc] @relation(name: "ProjectDocs")
+}
+type Task @model @permission(scope: RELATION, userFields: ["project.members"], read: true) {
+  title: String!
+  project: Project @relation(name: "ProjectTasks")
+}
+type Doc @model
+  @permission(scope: AUTHENTICATED, read: true)
+  @permission(scope: RELATION, userFields: ["project.members"], read: true, fields: ["secret"]) {
+  title: String!
+  secret: String
+  project: Project @relation(name: "ProjectDocs")
+}
+type Post @model @permission(scope: AUTHENTICATED, read: true) {
+  title: String!
+  author: User @relation(name: "PostAuthor")
+  comments: [Comment] @relation(name: "PostComments")
+}
+type Comment @model @permission(scope: RELATION, userFields: ["post.author"], read: true) {
+  text: String!
+  post: Post @relation(name: "PostComments")
+}
+type Memo @model @permission(scope: ROLE, roles: ["Editors"], read: true) { text: String! }
+type Secret @model { text: String! }
+`;
+
+const SIGN_UP = 'mutation($i: CreateUserInput!) { createUser(input: $i) { changedUser { id } token } }';
+const ENROL = 'mutation($i: AddToUserRolesConnectionInput!) { addToUserRolesConnection(input: $i) { clientMutationId } }';
+const JOIN_PROJECT = 'mutation($i: AddToProjectMembersConnectionInput!) { addToProjectMembersConnection(input: $i) { clientMutationId } }';
+const ON_NOTICE = 'subscription { subscribeToNotice(mutations: [createNotice]) { value { seq } } }';
+/** Every event statement of a subscription joins its subscribers as `caller` (src/compile/subscription.ts). */
+const EVENT_STATEMENT = /WITH ORDINALITY AS "caller"/;
+/** A title too long for a notification's 8,000 bytes. */
+const LONG_DRAFT = `plan (long draft) ${'x'.repeat(9_000)}`;
+/** How long to wait for subscriptions and events (a bound on a loaded machine, not an expectation). */
+const WAIT_MS = 10_000;
+
+async function create(app: TestApp, type: string, input: Record<string, unknown>): Promise<string> {
+  const data = await app.data(`mutation($i: Create${type}Input!) { create${type}(input: $i) { changed${type} { id } } }`, { i: input });
+  return data[`create${type}`][`changed${type}`].id as string;
+}
+
+async function update(app: TestApp, type: string, input: Record<string, unknown>): Promise<void> {
+  await app.data(`mutation($i: Update${type}Input!) { update${type}(input: $i) { changed${type} { id } } }`, { i: input });
+}
+
+async function remove(app: TestApp, type: string, id: string): Promise<void> {
+  await app.data(`mutation($i: Delete${type}Input!) { delete${type}(input: $i) { changed${type} { id } } }`, { i: { id } });
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`realtime: rules as they stood when each event committed (${kind})`, () => {
+    let server: GatedServer;
+    let app: TestApp;
+    const ids: Record<string, string> = {};
+    const tokens: Record<string, string> = {};
+    let opened: Client[] = [];
+    let notices = 0;
+
+    const open = (token: string): Client => {
+      const c = client(app.endpoint, token);
+      opened.push(c);
+      return c;
+    };
+    const watching = async <T>(count: number, make: () => T): Promise<T> => {
+      const before = await openSubscriptions(server.base);
+      const made = make();
+      await waitForSubscriptions(server.base, before + count, WAIT_MS);
+      return made;
+    };
+    const notice = async (): Promise<number> => {
+      notices += 1;
+      await create(app, 'Notice', { seq: notices });
+      return notices;
+    };
+    const heard = async (subs: Subscription[], seq: number): Promise<void> => {
+      for (const sub of subs) await until(() => (sub.events.some((e) => e.data?.subscribeToNotice?.value.seq === seq) ? true : undefined), WAIT_MS, `notice ${seq}`);
+    };
+    /**
+     * Runs `meanwhile` while the hub is held behind: the answer of the next event statement (a
+     * notice's) is held back until `meanwhile` has committed everything; then a last notice,
+     * which every sentinel must hear, proves that the events before it were all handled.
+     */
+    const behind = async (sentinels: Subscription[], meanwhile: () => Promise<void>): Promise<void> => {
+      const held = server.holdNext(EVENT_STATEMENT);
+      await notice();
+      await held.ran;
+      try {
+        await meanwhile();
+      } finally {
+        held.release();
+      }
+      await heard(sentinels, await notice());
+    };
+
+    beforeAll(async () => {
+      server = await startGatedServer(kind);
+      app = await createTestApp(server, SCHEMA);
+      for (const name of ['ann', 'bob']) {
+        const reply = await app.gql(SIGN_UP, { i: { username: name, password: 'pw-123456', nickname: name } }, {});
+        expect(reply.body.errors).toBeUndefined();
+        ids[name] = reply.body.data.createUser.changedUser.id;
+        tokens[name] = reply.body.data.createUser.token;
+      }
+    });
+    afterEach(async () => {
+      for (const c of opened) await c.dispose();
+      opened = [];
+      await waitForSubscriptions(server.base, 0, WAIT_MS);
+    });
+    afterAll(async () => server?.close());
+
+    it('keeps from a user added to a RELATION path the events committed before, a draft and a deleted row among them', async () => {
+      const gamma = await create(app, 'Project', { name: 'gamma' });
+      await app.data(JOIN_PROJECT, { i: { projectId: gamma, userId: ids.ann } });
+      const plan = await create(app, 'Task', { title: 'plan', projectId: gamma });
+      const budget = await create(app, 'Task', { title: 'budget', projectId: gamma });
+      const TASKS = 'subscription { subscribeToTask(mutations: [updateTask, deleteTask]) { mutation value { title } } }';
+      const DOCS = 'subscription { subscribeToDoc(mutations: [createDoc]) { value { title secret } } }';
+      const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
+      const subs = await watching(6, () => ({
+        annTasks: subscribe(ann, TASKS),
+        bobTasks: subscribe(bob, TASKS),
+        annDocs: subscribe(ann, DOCS),
+        bobDocs: subscribe(bob, DOCS),
+        sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)),
+      }));
+      await behind(subs.sentinels, async () => {
+        await update(app, 'Task', { id: plan, title: 'plan (draft: cut 40 jobs)' });
+        // Too large for a notification: the event's body (and its commit stamp) is stored.
+        await update(app, 'Task', { id: plan, title: LONG_DRAFT });
+        // A change on the path that grants nothing (the project renamed) withholds nothing.
+        await update(app, 'Project', { id: gamma, name: 'gamma, renamed' });
+        await update(app, 'Task', { id: plan, title: 'plan' });
+        await remove(app, 'Task', budget);
+        await create(app, 'Doc', { title: 'minutes', secret: 'the draft was real', projectId: gamma });
+        await app.data(JOIN_PROJECT, { i: { projectId: gamma, userId: ids.bob } });
+        await update(app, 'Task', { id: plan, title: 'plan, once bob joined' });
+      });
+
+      const tasks = (sub: Subscription) => sub.events.map((e) => [e.data.subscribeToTask.mutation, e.data.subscribeToTask.value.title]);
+      expect(tasks(subs.annTasks)).toEqual([
+        ['updateTask', 'plan (draft: cut 40 jobs)'],
+        ['updateTask', LONG_DRAFT],
+        ['updateTask', 'plan'],
+        ['deleteTask', 'budget'],
+        ['updateTask', 'plan, once bob joined'],
+      ]);
+      expect(tasks(subs.bobTasks)).toEqual([['updateTask', 'plan, once bob joined']]);
+      // The Doc itself any user may read; its secret only the project's members of its commit.
+      expect(subs.annDocs.events).toEqual([{ data: { subscribeToDoc: { value: { title: 'minutes', secret: 'the draft was real' } } } }]);
+      expect(subs.bobDocs.events).toHaveLength(1);
+      const bobDoc = subs.bobDocs.events[0] as Json;
+      expect(bobDoc.data).toEqual({ subscribeToDoc: { value: { title: 'minutes', secret: null } } });
+      expect(bobDoc.errors.map((e: Json) => [e.extensions.code, e.path])).toEqual([['FORBIDDEN', ['subscribeToDoc', 'value', 'secret']]]);
+    });
+
+    it('keeps from a user given a role, or the built-in admin role, the events committed before', async () => {
+      const editors = await create(app, 'Role', { name: 'Editors' });
+      const adminRole = (await app.data('{ viewer { allRoles(where: { name: { eq: "admin" } }) { edges { node { id } } } } }')).viewer.allRoles.edges[0].node.id as string;
+      const MEMOS = 'subscription { subscribeToMemo(mutations: [createMemo]) { value { text } } }';
+      const SECRETS = 'subscription { subscribeToSecret(mutations: [createSecret]) { value { text } } }';
+      const bob = open(tokens.bob as string);
+      const subs = await watching(3, () => ({ memos: subscribe(bob, MEMOS), secrets: subscribe(bob, SECRETS), sentinels: [subscribe(bob, ON_NOTICE)] }));
+      try {
+        await behind(subs.sentinels, async () => {
+          await create(app, 'Memo', { text: 'before bob was an editor' });
+          await create(app, 'Secret', { text: 'before bob was an app admin' });
+          await app.data(ENROL, { i: { userId: ids.bob, roleId: editors } });
+          await app.data(ENROL, { i: { userId: ids.bob, roleId: adminRole } });
+          await create(app, 'Memo', { text: 'bob an editor' });
+          await create(app, 'Secret', { text: 'bob an app admin' });
+        });
+        expect(subs.memos.events.map((e) => e.data.subscribeToMemo.value.text)).toEqual(['bob an editor']);
+        expect(subs.secrets.events.map((e) => e.data.subscribeToSecret.value.text)).toEqual(['bob an app admin']);
+      } finally {
+        await app.data('mutation($i: RemoveFromUserRolesConnectionInput!) { removeFromUserRolesConnection(input: $i) { clientMutationId } }', { i: { userId: ids.bob, roleId: adminRole } });
+        await remove(app, 'Role', editors);
+      }
+    });
+
+    it("reads a joined row's link as it stood at the commit: not after it was moved to someone else, and a row made in the event's own transaction counts", async () => {
+      const COMMENTS = 'subscription { subscribeToComment(mutations: [createComment]) { value { text } } }';
+      const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
+      const post = await create(app, 'Post', { title: "ann's post", authorId: ids.ann });
+      const subs = await watching(4, () => ({ ann: subscribe(ann, COMMENTS), bob: subscribe(bob, COMMENTS), sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)) }));
+      await behind(subs.sentinels, async () => {
+        await create(app, 'Comment', { text: 'to ann', postId: post });
+        // The post handed to bob after the comment: he was not its author when it committed.
+        await update(app, 'Post', { id: post, authorId: ids.bob });
+        // A post made with its comment, in one transaction, by bob's own hand.
+        await create(app, 'Comment', { text: 'on a new post of bob', post: { title: "bob's post", authorId: ids.bob } });
+      });
+      expect(subs.bob.events.map((e) => e.data.subscribeToComment.value.text)).toEqual(['on a new post of bob']);
+      // ann was the author at the first comment's commit, but the post's row has changed since:
+      // what it held then is not known any more, so the event is withheld from her too.
+      expect(subs.ann.events).toEqual([]);
+    });
+  });
+}
