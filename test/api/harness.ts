@@ -63,6 +63,22 @@ export async function testAppOf(server: TestServer, id: string): Promise<TestApp
   };
 }
 
+/** `create<type>(input)` with the app's admin token; resolves to the new object's id. */
+export async function createObject(app: TestApp, type: string, input: Record<string, unknown>): Promise<string> {
+  const data = await app.data(`mutation($i: Create${type}Input!) { create${type}(input: $i) { changed${type} { id } } }`, { i: input });
+  return data[`create${type}`][`changed${type}`].id as string;
+}
+
+/** `update<type>(input)` with the app's admin token. */
+export async function updateObject(app: TestApp, type: string, input: Record<string, unknown>): Promise<void> {
+  await app.data(`mutation($i: Update${type}Input!) { update${type}(input: $i) { changed${type} { id } } }`, { i: input });
+}
+
+/** `delete<type>(input: { id })` with the app's admin token. */
+export async function deleteObject(app: TestApp, type: string, id: string): Promise<void> {
+  await app.data(`mutation($i: Delete${type}Input!) { delete${type}(input: $i) { changed${type} { id } } }`, { i: { id } });
+}
+
 export async function startApiServer(kind: StoreKind): Promise<TestServer> {
   return startTestServer(kind);
 }

@@ -29,7 +29,7 @@ import WebSocket from 'ws';
 import { createAdminService } from '../../src/admin/index.js';
 import { createServer } from '../../src/server/index.js';
 import { openStore } from '../../src/store/index.js';
-import { STORE_KINDS, createTestApp, testAppOf } from '../api/harness.js';
+import { STORE_KINDS, createObject, createTestApp, deleteObject, testAppOf, updateObject } from '../api/harness.js';
 import type { Json, TestApp } from '../api/harness.js';
 import { STORES } from '../helpers/stores.js';
 import { admin, startTestServer } from '../server/harness.js';
@@ -88,20 +88,6 @@ const ON_NOTICE = 'subscription { subscribeToNotice(mutations: [createNotice]) {
 /** How long to wait for subscriptions and events (a bound on a loaded machine, not an expectation). */
 const WAIT_MS = 10_000;
 
-/** `mutation create<Type>` of `input`, with the admin token; resolves to the new object's id. */
-async function create(app: TestApp, type: string, input: Record<string, unknown>): Promise<string> {
-  const data = await app.data(`mutation($i: Create${type}Input!) { create${type}(input: $i) { changed${type} { id } } }`, { i: input });
-  return data[`create${type}`][`changed${type}`].id as string;
-}
-
-async function update(app: TestApp, type: string, input: Record<string, unknown>): Promise<void> {
-  await app.data(`mutation($i: Update${type}Input!) { update${type}(input: $i) { changed${type} { id } } }`, { i: input });
-}
-
-async function remove(app: TestApp, type: string, id: string): Promise<void> {
-  await app.data(`mutation($i: Delete${type}Input!) { delete${type}(input: $i) { changed${type} { id } } }`, { i: { id } });
-}
-
 /** An event's `value` under the response key `key`, and its errors as [code, path]. */
 function view(event: Json, key: string): { mutation?: string; value: Json; errors: [string, (string | number)[]][] } {
   const payload = event.data[key];
@@ -159,7 +145,7 @@ for (const kind of STORE_KINDS) {
     /** Creates a Notice and waits until each sentinel subscription has heard it. */
     const sentinel = async (subs: Subscription[]): Promise<void> => {
       notices += 1;
-      await create(app, 'Notice', { seq: notices, text: 'sentinel' });
+      await createObject(app, 'Notice', { seq: notices, text: 'sentinel' });
       for (const sub of subs) await until(() => (sub.events.some((e) => e.data?.subscribeToNotice?.value.seq === notices) ? true : undefined), WAIT_MS, `notice ${notices}`);
     };
 
@@ -193,8 +179,8 @@ for (const kind of STORE_KINDS) {
         anonymous: subscribe(anonymous.client, DOCS, variables),
         sentinels: [ann, bob, anonymous].map((c) => subscribe(c.client, ON_NOTICE)),
       }));
-      const id = await create(app, 'Doc', { title: 'plans', secret: "ann's only", ownerId: ids.ann });
-      await remove(app, 'Doc', id);
+      const id = await createObject(app, 'Doc', { title: 'plans', secret: "ann's only", ownerId: ids.ann });
+      await deleteObject(app, 'Doc', id);
       await sentinel(subs.sentinels);
 
       // The owner reads the field only she may read, and her own phone (SELF), in both events.
@@ -231,7 +217,7 @@ for (const kind of STORE_KINDS) {
         notMatching: subscribe(bob.client, query, { f: { NOT: { secret: { matches: '^top' } } } }),
         sentinel: subscribe(bob.client, ON_NOTICE),
       }));
-      for (const [title, secret] of [['first', 'top secret'], ['second', 'not so secret']]) await remove(app, 'Doc', await create(app, 'Doc', { title, secret, ownerId: ids.ann }));
+      for (const [title, secret] of [['first', 'top secret'], ['second', 'not so secret']]) await deleteObject(app, 'Doc', await createObject(app, 'Doc', { title, secret, ownerId: ids.ann }));
       await sentinel([subs.sentinel]);
       // bob may not read ann's secrets: the filter holds for neither row, its NOT for both.
       expect(subs.matching.events).toEqual([]);
@@ -263,9 +249,9 @@ for (const kind of STORE_KINDS) {
           sentinels: [ann, bob, cat, anonymous].map((c) => subscribe(c.client, ON_NOTICE)),
         };
       });
-      await create(app, 'Note', { seq: 1, text: "ann's note", ownerId: ids.ann });
-      await create(app, 'Note', { seq: 2, text: "bob's note", ownerId: ids.bob });
-      await create(app, 'Note', { seq: 3, text: "cat's note", ownerId: ids.cat });
+      await createObject(app, 'Note', { seq: 1, text: "ann's note", ownerId: ids.ann });
+      await createObject(app, 'Note', { seq: 2, text: "bob's note", ownerId: ids.bob });
+      await createObject(app, 'Note', { seq: 3, text: "cat's note", ownerId: ids.cat });
       await sentinel(subs.sentinels);
       for (const legacy of [legacyAnn, legacyBob]) await until(() => (legacy.data('notice').some((p) => p.data.subscribeToNotice.value.seq === notices) ? true : undefined), WAIT_MS, 'legacy sentinel');
 
@@ -295,15 +281,15 @@ for (const kind of STORE_KINDS) {
         bobSecrets: subscribe(bob.client, SECRETS),
         sentinels: [ann, bob].map((c) => subscribe(c.client, ON_NOTICE)),
       }));
-      await create(app, 'Memo', { seq: 1, text: 'for editors' });
-      await create(app, 'Secret', { seq: 1, text: 'for app admins' });
+      await createObject(app, 'Memo', { seq: 1, text: 'for editors' });
+      await createObject(app, 'Secret', { seq: 1, text: 'for app admins' });
       await subs.annMemos.take(1, WAIT_MS);
       await subs.annSecrets.take(1, WAIT_MS);
       try {
         await app.data(LEAVE, { i: { userId: ids.ann, roleId: editors } });
         await app.data(LEAVE, { i: { userId: ids.ann, roleId: adminRole } });
-        await create(app, 'Memo', { seq: 2, text: 'after she left' });
-        await create(app, 'Secret', { seq: 2, text: 'after she left' });
+        await createObject(app, 'Memo', { seq: 2, text: 'after she left' });
+        await createObject(app, 'Secret', { seq: 2, text: 'after she left' });
         await sentinel(subs.sentinels);
         expect(subs.annMemos.events.map((e) => e.data.subscribeToMemo.value.seq)).toEqual([1]);
         expect(subs.annSecrets.events.map((e) => e.data.subscribeToSecret.value.seq)).toEqual([1]);
@@ -315,8 +301,8 @@ for (const kind of STORE_KINDS) {
     });
 
     it('follows a RELATION path through linked objects as they stand at each event: joining, leaving, a row moved away and a delete', async () => {
-      const alpha = await create(app, 'Project', { name: 'alpha' });
-      const beta = await create(app, 'Project', { name: 'beta' });
+      const alpha = await createObject(app, 'Project', { name: 'alpha' });
+      const beta = await createObject(app, 'Project', { name: 'beta' });
       await app.data(JOIN_PROJECT, { i: { projectId: alpha, userId: ids.ann } });
       await app.data(JOIN_PROJECT, { i: { projectId: beta, userId: ids.cat } });
       const TASKS = 'subscription { subscribeToTask(mutations: [createTask, updateTask, deleteTask]) { mutation value { seq title project { name } } } }';
@@ -328,17 +314,17 @@ for (const kind of STORE_KINDS) {
       }));
       // Each membership change waits until the events before it have been told (ann and bob
       // share one statement): this test is about the rules at each event, not about a hub that lags.
-      const first = await create(app, 'Task', { seq: 1, title: 'only ann', projectId: alpha });
+      const first = await createObject(app, 'Task', { seq: 1, title: 'only ann', projectId: alpha });
       await subs.ann.take(1, WAIT_MS);
       await app.data(JOIN_PROJECT, { i: { projectId: alpha, userId: ids.bob } });
-      const second = await create(app, 'Task', { seq: 2, title: 'both', projectId: alpha });
+      const second = await createObject(app, 'Task', { seq: 2, title: 'both', projectId: alpha });
       await subs.ann.take(2, WAIT_MS);
       await app.data(LEAVE_PROJECT, { i: { projectId: alpha, userId: ids.ann } });
-      await update(app, 'Task', { id: second, title: 'bob only now' });
-      await remove(app, 'Task', first);
+      await updateObject(app, 'Task', { id: second, title: 'bob only now' });
+      await deleteObject(app, 'Task', first);
       // Moved to a project neither belongs to: its new state is nobody's here to hear.
-      await update(app, 'Task', { id: second, title: 'moved away', projectId: beta });
-      await remove(app, 'Task', second);
+      await updateObject(app, 'Task', { id: second, title: 'moved away', projectId: beta });
+      await deleteObject(app, 'Task', second);
       await sentinel(subs.sentinels);
 
       const seen = (sub: Subscription) => sub.events.map((e) => [e.data.subscribeToTask.mutation, e.data.subscribeToTask.value.seq, e.data.subscribeToTask.value.title]);
@@ -354,7 +340,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it("keeps each app's events to its own subscribers, though a fork shares every user's and row's id", async () => {
-      const shared = await create(app, 'Note', { seq: 10, text: 'before the fork', ownerId: ids.ann });
+      const shared = await createObject(app, 'Note', { seq: 10, text: 'before the fork', ownerId: ids.ann });
       const forked = await admin(server, 'mutation($i: ForkAppInput!) { forkApp(input: $i) { app { id } } }', { i: { appId: app.id, name: `fork${Math.random().toString(36).slice(2, 8)}` } });
       expect(forked.body.errors).toBeUndefined();
       const fork = await testAppOf(server, forked.body.data.forkApp.app.id as string);
@@ -375,10 +361,10 @@ for (const kind of STORE_KINDS) {
           sentinel: subscribe(inOriginal.client, ON_NOTICE),
         }));
         // The same row (same id) changed in the original, then deleted in the fork; a new row in each.
-        await update(app, 'Note', { id: shared, text: 'changed in the original' });
-        await remove(fork, 'Note', shared);
-        await create(app, 'Note', { seq: 11, text: 'original only', ownerId: ids.ann });
-        await create(fork, 'Note', { seq: 12, text: 'fork only', ownerId: ids.ann });
+        await updateObject(app, 'Note', { id: shared, text: 'changed in the original' });
+        await deleteObject(fork, 'Note', shared);
+        await createObject(app, 'Note', { seq: 11, text: 'original only', ownerId: ids.ann });
+        await createObject(fork, 'Note', { seq: 12, text: 'fork only', ownerId: ids.ann });
         await subs.fork.take(2, WAIT_MS);
         await sentinel([subs.sentinel]);
         const seen = (sub: Subscription) => sub.events.map((e) => [e.data.subscribeToNote.mutation, e.data.subscribeToNote.value.text]);
@@ -411,19 +397,19 @@ for (const kind of STORE_KINDS) {
         admin: subscribe(asAdmin.client, SECRETS),
         ann: subscribe(asAnn.client, BULLETINS),
       }));
-      await create(app, 'Bulletin', { seq: 1, text: 'all still in' });
-      await create(app, 'Secret', { seq: 1, text: 'admin still in' });
+      await createObject(app, 'Bulletin', { seq: 1, text: 'all still in' });
+      await createObject(app, 'Secret', { seq: 1, text: 'admin still in' });
       for (const sub of [subs.dan, subs.eve, subs.admin, subs.ann]) await sub.take(1, WAIT_MS);
 
       const out = await app.gql('mutation { logoutUser(input: { allSessions: true }) { endedSessions } }', {}, { authorization: `Bearer ${dan.body.data.createUser.token}` });
       expect(out.body.errors).toBeUndefined();
       await admin(server, 'mutation($i: RevokeAdminTokenInput!) { revokeAdminToken(input: $i) { revoked } }', { i: { appId: app.id, name: 'short-lived' } });
-      await remove(app, 'User', eve.body.data.createUser.changedUser.id);
+      await deleteObject(app, 'User', eve.body.data.createUser.changedUser.id);
       for (const who of [asDan, asEve, asAdmin]) await until(() => (who.closes.length > 0 ? true : undefined), WAIT_MS, 'the connection to end');
       expect([asDan.closes, asEve.closes, asAdmin.closes]).toEqual([[4403], [4403], [4403]]);
 
-      await create(app, 'Bulletin', { seq: 2, text: 'after' });
-      await create(app, 'Secret', { seq: 2, text: 'after' });
+      await createObject(app, 'Bulletin', { seq: 2, text: 'after' });
+      await createObject(app, 'Secret', { seq: 2, text: 'after' });
       expect((await subs.ann.take(2, WAIT_MS)).map((e) => e.data.subscribeToBulletin.value.seq)).toEqual([1, 2]);
       expect(asAnn.closes).toEqual([]);
       for (const sub of [subs.dan, subs.eve, subs.admin]) expect(sub.events).toHaveLength(1);
@@ -450,7 +436,7 @@ for (const kind of STORE_KINDS) {
         // Cut off without a close handshake, with events still on their way to it.
         if (i === 5) dropping.terminate();
         notices += 1;
-        await create(app, 'Notice', { seq: notices, text: 'burst' });
+        await createObject(app, 'Notice', { seq: notices, text: 'burst' });
       }
       const expected = Array.from({ length: 20 }, (_, i) => first + i);
       for (const sub of subs) {

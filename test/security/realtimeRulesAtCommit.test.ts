@@ -12,7 +12,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { STORE_KINDS, createTestApp } from '../api/harness.js';
+import { STORE_KINDS, createObject, createTestApp, deleteObject, updateObject } from '../api/harness.js';
 import type { Json, TestApp } from '../api/harness.js';
 import { startGatedServer } from '../server/harness.js';
 import type { GatedServer } from '../server/harness.js';
@@ -69,19 +69,6 @@ const LONG_DRAFT = `plan (long draft) ${'x'.repeat(9_000)}`;
 /** How long to wait for subscriptions and events (a bound on a loaded machine, not an expectation). */
 const WAIT_MS = 10_000;
 
-async function create(app: TestApp, type: string, input: Record<string, unknown>): Promise<string> {
-  const data = await app.data(`mutation($i: Create${type}Input!) { create${type}(input: $i) { changed${type} { id } } }`, { i: input });
-  return data[`create${type}`][`changed${type}`].id as string;
-}
-
-async function update(app: TestApp, type: string, input: Record<string, unknown>): Promise<void> {
-  await app.data(`mutation($i: Update${type}Input!) { update${type}(input: $i) { changed${type} { id } } }`, { i: input });
-}
-
-async function remove(app: TestApp, type: string, id: string): Promise<void> {
-  await app.data(`mutation($i: Delete${type}Input!) { delete${type}(input: $i) { changed${type} { id } } }`, { i: { id } });
-}
-
 for (const kind of STORE_KINDS) {
   describe(`realtime: rules as they stood when each event committed (${kind})`, () => {
     let server: GatedServer;
@@ -104,7 +91,7 @@ for (const kind of STORE_KINDS) {
     };
     const notice = async (): Promise<number> => {
       notices += 1;
-      await create(app, 'Notice', { seq: notices });
+      await createObject(app, 'Notice', { seq: notices });
       return notices;
     };
     const heard = async (subs: Subscription[], seq: number): Promise<void> => {
@@ -145,10 +132,10 @@ for (const kind of STORE_KINDS) {
     afterAll(async () => server?.close());
 
     it('keeps from a user added to a RELATION path the events committed before, a draft and a deleted row among them', async () => {
-      const gamma = await create(app, 'Project', { name: 'gamma' });
+      const gamma = await createObject(app, 'Project', { name: 'gamma' });
       await app.data(JOIN_PROJECT, { i: { projectId: gamma, userId: ids.ann } });
-      const plan = await create(app, 'Task', { title: 'plan', projectId: gamma });
-      const budget = await create(app, 'Task', { title: 'budget', projectId: gamma });
+      const plan = await createObject(app, 'Task', { title: 'plan', projectId: gamma });
+      const budget = await createObject(app, 'Task', { title: 'budget', projectId: gamma });
       const TASKS = 'subscription { subscribeToTask(mutations: [updateTask, deleteTask]) { mutation value { title } } }';
       const DOCS = 'subscription { subscribeToDoc(mutations: [createDoc]) { value { title secret } } }';
       const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
@@ -160,16 +147,16 @@ for (const kind of STORE_KINDS) {
         sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)),
       }));
       await behind(subs.sentinels, async () => {
-        await update(app, 'Task', { id: plan, title: 'plan (draft: cut 40 jobs)' });
+        await updateObject(app, 'Task', { id: plan, title: 'plan (draft: cut 40 jobs)' });
         // Too large for a notification: the event's body (and its commit stamp) is stored.
-        await update(app, 'Task', { id: plan, title: LONG_DRAFT });
+        await updateObject(app, 'Task', { id: plan, title: LONG_DRAFT });
         // A change on the path that grants nothing (the project renamed) withholds nothing.
-        await update(app, 'Project', { id: gamma, name: 'gamma, renamed' });
-        await update(app, 'Task', { id: plan, title: 'plan' });
-        await remove(app, 'Task', budget);
-        await create(app, 'Doc', { title: 'minutes', secret: 'the draft was real', projectId: gamma });
+        await updateObject(app, 'Project', { id: gamma, name: 'gamma, renamed' });
+        await updateObject(app, 'Task', { id: plan, title: 'plan' });
+        await deleteObject(app, 'Task', budget);
+        await createObject(app, 'Doc', { title: 'minutes', secret: 'the draft was real', projectId: gamma });
         await app.data(JOIN_PROJECT, { i: { projectId: gamma, userId: ids.bob } });
-        await update(app, 'Task', { id: plan, title: 'plan, once bob joined' });
+        await updateObject(app, 'Task', { id: plan, title: 'plan, once bob joined' });
       });
 
       const tasks = (sub: Subscription) => sub.events.map((e) => [e.data.subscribeToTask.mutation, e.data.subscribeToTask.value.title]);
@@ -190,7 +177,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('keeps from a user given a role, or the built-in admin role, the events committed before', async () => {
-      const editors = await create(app, 'Role', { name: 'Editors' });
+      const editors = await createObject(app, 'Role', { name: 'Editors' });
       const adminRole = (await app.data('{ viewer { allRoles(where: { name: { eq: "admin" } }) { edges { node { id } } } } }')).viewer.allRoles.edges[0].node.id as string;
       const MEMOS = 'subscription { subscribeToMemo(mutations: [createMemo]) { value { text } } }';
       const SECRETS = 'subscription { subscribeToSecret(mutations: [createSecret]) { value { text } } }';
@@ -198,32 +185,32 @@ for (const kind of STORE_KINDS) {
       const subs = await watching(3, () => ({ memos: subscribe(bob, MEMOS), secrets: subscribe(bob, SECRETS), sentinels: [subscribe(bob, ON_NOTICE)] }));
       try {
         await behind(subs.sentinels, async () => {
-          await create(app, 'Memo', { text: 'before bob was an editor' });
-          await create(app, 'Secret', { text: 'before bob was an app admin' });
+          await createObject(app, 'Memo', { text: 'before bob was an editor' });
+          await createObject(app, 'Secret', { text: 'before bob was an app admin' });
           await app.data(ENROL, { i: { userId: ids.bob, roleId: editors } });
           await app.data(ENROL, { i: { userId: ids.bob, roleId: adminRole } });
-          await create(app, 'Memo', { text: 'bob an editor' });
-          await create(app, 'Secret', { text: 'bob an app admin' });
+          await createObject(app, 'Memo', { text: 'bob an editor' });
+          await createObject(app, 'Secret', { text: 'bob an app admin' });
         });
         expect(subs.memos.events.map((e) => e.data.subscribeToMemo.value.text)).toEqual(['bob an editor']);
         expect(subs.secrets.events.map((e) => e.data.subscribeToSecret.value.text)).toEqual(['bob an app admin']);
       } finally {
         await app.data('mutation($i: RemoveFromUserRolesConnectionInput!) { removeFromUserRolesConnection(input: $i) { clientMutationId } }', { i: { userId: ids.bob, roleId: adminRole } });
-        await remove(app, 'Role', editors);
+        await deleteObject(app, 'Role', editors);
       }
     });
 
     it("reads a joined row's link as it stood at the commit: not after it was moved to someone else, and a row made in the event's own transaction counts", async () => {
       const COMMENTS = 'subscription { subscribeToComment(mutations: [createComment]) { value { text } } }';
       const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
-      const post = await create(app, 'Post', { title: "ann's post", authorId: ids.ann });
+      const post = await createObject(app, 'Post', { title: "ann's post", authorId: ids.ann });
       const subs = await watching(4, () => ({ ann: subscribe(ann, COMMENTS), bob: subscribe(bob, COMMENTS), sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)) }));
       await behind(subs.sentinels, async () => {
-        await create(app, 'Comment', { text: 'to ann', postId: post });
+        await createObject(app, 'Comment', { text: 'to ann', postId: post });
         // The post handed to bob after the comment: he was not its author when it committed.
-        await update(app, 'Post', { id: post, authorId: ids.bob });
+        await updateObject(app, 'Post', { id: post, authorId: ids.bob });
         // A post made with its comment, in one transaction, by bob's own hand.
-        await create(app, 'Comment', { text: 'on a new post of bob', post: { title: "bob's post", authorId: ids.bob } });
+        await createObject(app, 'Comment', { text: 'on a new post of bob', post: { title: "bob's post", authorId: ids.bob } });
       });
       expect(subs.bob.events.map((e) => e.data.subscribeToComment.value.text)).toEqual(['on a new post of bob']);
       // ann was the author at the first comment's commit, but the post's row has changed since:
