@@ -33,8 +33,8 @@ export class CompileState {
      * admin (no admin arm in its predicates; see permissions/predicate.ts), `checked` lets app
      * admins through in the statement itself. */
     readonly appAdmin: 'checked' | 'excluded' = 'checked',
-    /** For a subscription's event statements, whose rules are read as they stood when the
-     * event committed: the predicate "this row a rule joins stood then" (RuleContext.stood). */
+    /** For a subscription's event statements, whose rules count grants as they stood when the
+     * event committed: the predicate "this grant a rule joins stood then" (RuleContext.stood). */
     readonly stood?: (row: SqlFragment) => SqlFragment,
   ) {}
 

@@ -6,9 +6,10 @@
 // ids come as an array parameter joined to the row, and the rules read the caller from the
 // joined element instead of a parameter, so one statement answers an event for every
 // subscriber of the same subscription (as Hasura multiplexes live queries). Subscribers whose
-// rules do not return the row are not answered, and do not hear of the event. The rules are
-// read as they stood when the event committed, from the commit stamp it carries: a link or
-// role granted since does not count, however late the event is delivered (stoodAtCommit).
+// rules do not return the row are not answered, and do not hear of the event. The grants the
+// rules go through (links, roles) count as they stood when the event committed, from the commit
+// stamp it carries: one made since does not count, however late the event is delivered
+// (stoodAtCommit).
 
 import { GraphQLError, Kind, getOperationAST } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
@@ -151,13 +152,13 @@ function committedRow(s: CompileState): SqlFragment {
 }
 
 /**
- * The predicate "the row `row`, of a table a rule joins, stood when the event committed": the
- * version read now was made by the event's own transaction, or by one that had committed by
- * the event's snapshot: not one running then, nor one at or past the snapshot's `xmax`. Which
- * side of `xmax` a 32-bit `xmin` lies on is told by the two ages (transactions before now), so
- * it holds across wraparound; a frozen row's age is the largest there is, and an old row's
- * `xmin` wrapped into the last few transactions only withholds the event. Without a stamp,
- * every row counts (the rules as they are at delivery).
+ * The predicate "the row `row`, a grant a rule joins (a link, a role membership, a role), stood
+ * when the event committed": the version read now was made by the event's own transaction, or
+ * by one that had committed by the event's snapshot: not one running then, nor one at or past
+ * the snapshot's `xmax`. Which side of `xmax` a 32-bit `xmin` lies on is told by the two ages
+ * (transactions before now), so it holds across wraparound; a frozen row's age is the largest
+ * there is, and an old row's `xmin` wrapped into the last few transactions only withholds the
+ * event. Without a stamp, every row counts (the rules as they are at delivery).
  */
 function stoodAtCommit(row: SqlFragment): SqlFragment {
   return sql`(${COMMITTED}.own IS NULL OR ${row}.xmin = ${COMMITTED}.own OR NOT (age(${row}.xmin) BETWEEN 0 AND age(${COMMITTED}.xmax) OR ${row}.xmin = ANY(${COMMITTED}.running)))`;

@@ -6,8 +6,8 @@
 // viewer` alone is a predicate PostgreSQL can answer from an index, `owner = viewer OR <viewer
 // is an app admin>` is not. Such a statement must check the caller aside (`viewerIsAppAdmin`)
 // and be run again with the arm if the caller turns out to be an admin. A subscription's event
-// statements read the rules as they stood when the event committed (`stood`): a row a rule
-// joins counts only if what the rule reads of it beyond its id stood then.
+// statements count the grants (link rows, role memberships, roles) as they stood when the event
+// committed (`stood`).
 
 import { builtinTraits, membershipOf, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
@@ -34,9 +34,9 @@ export interface RuleContext {
   asksAppAdmin?: (() => void) | undefined;
   /**
    * For rules read as they stood at an earlier moment (a subscription's event, as of its
-   * commit): the predicate "the row `row` of a table the rule joins is as it was then". The
-   * rule then counts a joined row only where what it reads of it (a link, a role's name, a
-   * column leading on) is known to have stood; a row's `id` never changes and needs no check.
+   * commit): the predicate "the row `row` stood then, as it is now". The rule then counts only
+   * the grants that stood: a many-to-many link row, a membership of a role, the role (its
+   * name). Rows of the app's own types are read as they are (see docs/realtime.md).
    */
   stood?: ((row: SqlFragment) => SqlFragment) | undefined;
 }
@@ -106,12 +106,8 @@ export function manageMembersPredicate(c: RuleContext, row: SqlFragment): SqlFra
   return or([reserved ? sql`(${notReserved(reserved, row)} AND ${delegated})` : delegated, isAppAdmin(c)]);
 }
 
-/**
- * A `userFields` path from `row` (of `type`) leads to the viewer. `joined`: the row is one the
- * rule itself joins (not the row the rule is about), whose columns are read as they stood
- * where the context asks it (RuleContext.stood).
- */
-function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: readonly string[], joined = false): SqlFragment {
+/** A `userFields` path from `row` (of `type`) leads to the viewer. */
+function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: readonly string[]): SqlFragment {
   const [step, ...rest] = steps;
   if (step === undefined) return sql`${row}.id = ${c.viewer}::uuid`;
   const field = type.fields.find((f): f is RelationField => f.kind === 'relation' && f.name === step);
@@ -122,13 +118,12 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
   const target = typeOf(c, field.target);
   const last = rest.length === 0;
   switch (link.kind) {
-    case 'holds': {
+    case 'holds':
       // The last step needs no join: the column holds the user's id.
-      const onward = last ? sql`${row}.${ident(link.column)} = ${c.viewer}::uuid` : nested(c, target, rest, (z) => sql`${z}.id = ${row}.${ident(link.column)}`);
-      return joined ? standing(c, row, onward) : onward;
-    }
+      if (last) return sql`${row}.${ident(link.column)} = ${c.viewer}::uuid`;
+      return nested(c, target, rest, (z) => sql`${z}.id = ${row}.${ident(link.column)}`);
     case 'heldBy':
-      return nested(c, target, rest, (z) => standing(c, z, sql`${z}.${ident(link.column)} = ${row}.id`));
+      return nested(c, target, rest, (z) => sql`${z}.${ident(link.column)} = ${row}.id`);
     case 'join': {
       const j = c.alias('pj');
       const straight = (self: string, other: string) => {
@@ -148,7 +143,7 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
 
 function nested(c: RuleContext, target: ModelType, rest: readonly string[], joinOn: (z: SqlFragment) => SqlFragment): SqlFragment {
   const z = c.alias('pr');
-  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest, true)})`;
+  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest)})`;
 }
 
 function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant: Grant): SqlFragment {

@@ -3,9 +3,10 @@
 // hub runs behind whenever events come faster than it evaluates them; here it is held behind on
 // purpose: the server's store holds back the answer of the first event statement (a sentinel's)
 // while the test commits the events under test and then the changes that would let more users
-// read them: a link added to a RELATION path, a role granted, the built-in admin role granted, a
-// joined row's column changed to point at someone else. Once let go, the hub evaluates those
-// events after the changes; a user must still hear only what they could read at each commit.
+// read them: a link added to a RELATION path, a role granted, the built-in admin role granted.
+// Once let go, the hub evaluates those events after the changes; a user must still hear only
+// what those grants let them read at each commit. Rows of the app's own types are read as they
+// are at delivery (docs/realtime.md): edits to them must never withhold an event.
 //
 // A negative ("this subscriber heard nothing of it") is proven with a sentinel: a later event
 // every subscriber may read, on the same connection, handled after the events before it.
@@ -200,22 +201,22 @@ for (const kind of STORE_KINDS) {
       }
     });
 
-    it("reads a joined row's link as it stood at the commit: not after it was moved to someone else, and a row made in the event's own transaction counts", async () => {
+    it("reads the app's own rows as they are: a post edited while comments on it are made withholds none of them from its author", async () => {
+      // A check of the post's row version would withhold a comment from its author whenever the
+      // post changed (any column) after the comment's snapshot: here, every round.
       const COMMENTS = 'subscription { subscribeToComment(mutations: [createComment]) { value { text } } }';
-      const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
+      const ann = open(tokens.ann as string);
       const post = await createObject(app, 'Post', { title: "ann's post", authorId: ids.ann });
-      const subs = await watching(4, () => ({ ann: subscribe(ann, COMMENTS), bob: subscribe(bob, COMMENTS), sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)) }));
-      await behind(subs.sentinels, async () => {
-        await createObject(app, 'Comment', { text: 'to ann', postId: post });
-        // The post handed to bob after the comment: he was not its author when it committed.
-        await updateObject(app, 'Post', { id: post, authorId: ids.bob });
-        // A post made with its comment, in one transaction, by bob's own hand.
-        await createObject(app, 'Comment', { text: 'on a new post of bob', post: { title: "bob's post", authorId: ids.bob } });
-      });
-      expect(subs.bob.events.map((e) => e.data.subscribeToComment.value.text)).toEqual(['on a new post of bob']);
-      // ann was the author at the first comment's commit, but the post's row has changed since:
-      // what it held then is not known any more, so the event is withheld from her too.
-      expect(subs.ann.events).toEqual([]);
+      const subs = await watching(2, () => ({ comments: subscribe(ann, COMMENTS), sentinels: [subscribe(ann, ON_NOTICE)] }));
+      const texts: string[] = [];
+      for (let round = 0; round < 20; round++) {
+        texts.push(`comment ${round}`);
+        await Promise.all([createObject(app, 'Comment', { text: `comment ${round}`, postId: post }), updateObject(app, 'Post', { id: post, title: `ann's post, edit ${round}` })]);
+      }
+      // A post made with its comment, in one transaction.
+      await createObject(app, 'Comment', { text: 'on a new post of ann', post: { title: "ann's second post", authorId: ids.ann } });
+      await heard(subs.sentinels, await notice());
+      expect(subs.comments.events.map((e) => e.data.subscribeToComment.value.text)).toEqual([...texts, 'on a new post of ann']);
     });
   });
 }

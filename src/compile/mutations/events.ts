@@ -10,8 +10,8 @@
 // notification loses those events (the writes themselves are committed).
 //
 // Each notification carries its transaction's commit stamp: its own transaction id and the
-// snapshot it read in (see CommitStamp), from which a subscription's rules are read as they stood
-// when it committed, however late the event is delivered.
+// snapshot it read in (see CommitStamp), from which a subscription's rules count the grants
+// (links, roles) as they stood when it committed, however late the event is delivered.
 
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -42,7 +42,7 @@ export interface RowEvent {
  * Where a transaction's writes stand among everyone else's: its own transaction id and the
  * snapshot it read in (`pg_current_xact_id()`, `pg_current_snapshot()` as text). A row version
  * made by another transaction that was running at that snapshot or began after it (its `xmin`)
- * is taken as made after the commit: that is how a subscription's rules tell the links that
+ * is taken as made after the commit: that is how a subscription's rules tell the grants that
  * stood when the event committed from those made since (compile/subscription.ts).
  */
 export interface CommitStamp {
