@@ -56,6 +56,11 @@ type Comment @model @permission(scope: RELATION, userFields: ["post.author"], re
   post: Post @relation(name: "PostComments")
 }
 type Memo @model @permission(scope: ROLE, roles: ["Editors"], read: true) { text: String! }
+type Role @model
+  @permission(scope: AUTHENTICATED, create: true)
+  @permission(scope: ROLE, roles: ["Pilots"], read: true) {
+  motto: String
+}
 type Secret @model { text: String! }
 `;
 
@@ -198,6 +203,22 @@ for (const kind of STORE_KINDS) {
       } finally {
         await app.data('mutation($i: RemoveFromUserRolesConnectionInput!) { removeFromUserRolesConnection(input: $i) { clientMutationId } }', { i: { userId: ids.bob, roleId: adminRole } });
         await deleteObject(app, 'Role', editors);
+      }
+    });
+
+    it("counts a grant made in the event's own transaction: a role's creator, its member from its creation, hears of it", async () => {
+      const ROLES = 'subscription { subscribeToRole(mutations: [createRole]) { value { name motto } } }';
+      const [ann, bob] = [open(tokens.ann as string), open(tokens.bob as string)];
+      const subs = await watching(4, () => ({ ann: subscribe(ann, ROLES), bob: subscribe(bob, ROLES), sentinels: [ann, bob].map((c) => subscribe(c, ON_NOTICE)) }));
+      // bob creates the role the rule names, and is made its admin member in the same transaction.
+      const created = await app.gql('mutation { createRole(input: { name: "Pilots", motto: "up" }) { changedRole { id } } }', {}, { authorization: `Bearer ${tokens.bob as string}` });
+      expect(created.body.errors).toBeUndefined();
+      try {
+        await heard(subs.sentinels, await notice());
+        expect(subs.bob.events).toEqual([{ data: { subscribeToRole: { value: { name: 'Pilots', motto: 'up' } } } }]);
+        expect(subs.ann.events).toEqual([]);
+      } finally {
+        await deleteObject(app, 'Role', created.body.data.createRole.changedRole.id as string);
       }
     });
 
