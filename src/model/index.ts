@@ -15,6 +15,6 @@ export type { BuiltinFieldTraits, BuiltinTypeTraits, DefaultScope, Membership } 
 export { MAX_IDENTIFIER_BYTES, capitalize, idColumn, lowerCamel, pluralOf } from './names.js';
 export { normalizeDateTime } from './datetime.js';
 export * from './diff.js';
-export { relationLink } from './links.js';
+export { LINK_TIME_COLUMN, holdsLinks, relationLink } from './links.js';
 export { decodeAnyId, decodeId, encodeId, quotedId } from './ids.js';
 export type { Link } from './links.js';

@@ -12,7 +12,7 @@ import { AppContext, cachedPlans } from '../compile/index.js';
 import type { AccountApp } from '../accounts/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins } from '../store/index.js';
+import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins, upgradeLinkTimes } from '../store/index.js';
 import { AppFunctions } from '../functions/index.js';
 import type { AppHome, ListenOptions, SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import type { DocumentCache } from './operation/prepare.js';
@@ -221,6 +221,16 @@ export class AppRegistry {
       // on as it was (without the features that need the field).
       try {
         if (await upgradeBuiltins(store, appId)) live = (await liveSchema(store, appId)) ?? live;
+      } catch (err) {
+        this.#onUpgradeError(appId, err);
+      }
+    }
+    if (!row.linkTimes) {
+      // Made before its tables kept the time each row was last linked: given it now, once. If
+      // that fails, subscription events whose rules go through such a row fail (and are not
+      // told) until it is done.
+      try {
+        await upgradeLinkTimes(store, appId);
       } catch (err) {
         this.#onUpgradeError(appId, err);
       }

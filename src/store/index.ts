@@ -35,6 +35,7 @@ export type { RefreshTokenRow } from './catalog/sessions.js';
 export { insertMailedToken, pruneMailedTokens, redeemMailedToken, spendMailedTokens } from './catalog/mailedTokens.js';
 export type { MailedTokenPurpose } from './catalog/mailedTokens.js';
 export { upgradeBuiltins } from './catalog/builtinUpgrade.js';
+export { upgradeLinkTimes } from './catalog/linkTimesUpgrade.js';
 export {
   MAX_REMOVAL_BACKOFF_SECONDS,
   appFileKeyPrefix,

@@ -154,12 +154,16 @@ export function pack(lines: string[]): Buffer {
   return gzipSync(lines.map((l) => `${l}\n`).join(''));
 }
 
-/** Every table of the app with its rows (order-independent columns), sorted by id. */
+/**
+ * Every table of the app with its rows (order-independent columns), sorted by id. Not the rows'
+ * link times (`tessera$linked`): those say which transaction of this database linked each row,
+ * and an import's rows are linked by the import.
+ */
 export async function tableRows(server: TestServer, appId: string): Promise<Record<string, unknown[]>> {
   const { rows } = await server.store.query<{ table_name: string }>(sql`SELECT table_name FROM information_schema.tables WHERE table_schema = ${`app_${appId}`} ORDER BY table_name`);
   const out: Record<string, unknown[]> = {};
   for (const { table_name } of rows) {
-    const data = await server.store.query<{ rows: unknown[] | null }>(sql`SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) AS rows FROM ${ident(`app_${appId}`, table_name)} t`);
+    const data = await server.store.query<{ rows: unknown[] | null }>(sql`SELECT jsonb_agg(to_jsonb(t) - 'tessera$linked' ORDER BY t.id) AS rows FROM ${ident(`app_${appId}`, table_name)} t`);
     out[table_name] = data.rows[0]?.rows ?? [];
   }
   return out;

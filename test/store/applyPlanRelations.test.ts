@@ -186,6 +186,49 @@ for (const kind of STORES) {
       expect(names.sort()).toEqual(['Post_pkey', 'Post_pkey', 'Post_writerId_fkey', 'Post_writerId_idx']);
     });
 
+    it("keeps each row's link time: set when the row is made or a relation column pointed elsewhere, over the relation columns the table holds now", async () => {
+      const app = await createTestApp(store, BLOG);
+      const post = ident(app.schema, 'Post');
+      const linked = async (): Promise<bigint> => {
+        const { rows } = await store.query<{ at: string | null }>(sql`SELECT ${ident('tessera$linked')}::text AS at FROM ${post}`);
+        return BigInt(rows[0]?.at ?? -1);
+      };
+      // The writing transaction's id, read in the same transaction as the write.
+      const write = (statement: ReturnType<typeof sql>) =>
+        store.transaction(async (tx) => {
+          await tx.query(statement);
+          return BigInt((await tx.query<{ id: string }>(sql`SELECT pg_current_xact_id()::text AS id`)).rows[0]?.id ?? -2);
+        });
+      expect((await columnsOf(store, app, 'Post'))['tessera$linked']).toEqual({ type: 'xid8', nullable: true, default: 'pg_current_xact_id()' });
+      // Tables without a relation column (Tag: a many-to-many only) and join tables have none.
+      expect(Object.keys(await columnsOf(store, app, 'Tag'))).not.toContain('tessera$linked');
+      expect(Object.keys(await columnsOf(store, app, 'PostLikes'))).not.toContain('tessera$linked');
+      const [ann, bob] = [await user(store, app, 'ann'), await user(store, app, 'bob')];
+      const made = await write(sql`INSERT INTO ${post} (title, "authorId") VALUES ('p', ${ann})`);
+      expect(await linked()).toBe(made);
+      await write(sql`UPDATE ${post} SET title = 'edited', "authorId" = ${ann}`);
+      expect(await linked()).toBe(made);
+      const handed = await write(sql`UPDATE ${post} SET "authorId" = ${bob}`);
+      expect(handed).toBeGreaterThan(made);
+      expect(await linked()).toBe(handed);
+      await write(sql`UPDATE ${post} SET "authorId" = NULL`);
+      expect(await linked()).toBe(handed);
+
+      // A second relation column added, the first dropped: the trigger follows.
+      const kinds = await migrateTestApp(
+        store,
+        app,
+        BLOG.replace('author: User @relation(name: "PostAuthor")', 'editor: User @relation(name: "PostEditor")').replace(
+          'posts: [Post] @relation(name: "PostAuthor")',
+          'edits: [Post] @relation(name: "PostEditor")',
+        ),
+      );
+      expect(kinds).toEqual(['dropRelation', 'addRelation']);
+      expect(Object.keys(await columnsOf(store, app, 'Post'))).not.toContain('authorId');
+      const edited = await write(sql`UPDATE ${post} SET "editorId" = ${ann}`);
+      expect(await linked()).toBe(edited);
+    });
+
     it('adds and drops join fields', async () => {
       const app = await createTestApp(
         store,

@@ -86,7 +86,7 @@ for (const kind of STORES) {
       const other = newAppId();
       await insertApp(store, { id: other, name: 'alpha', settings: {} });
       const byId = await findApp(store, id);
-      expect(byId).toEqual({ id, name: 'zeta', createdAt: expect.any(Date), settings: { maxDepth: 9 }, schemaVersion: 0 });
+      expect(byId).toEqual({ id, name: 'zeta', createdAt: expect.any(Date), settings: { maxDepth: 9 }, schemaVersion: 0, linkTimes: true });
       expect(await findApp(store, 'zeta')).toEqual(byId);
       expect(await findApp(store, 'nobody')).toBeNull();
       const names = (await listApps(store)).map((a) => a.name);

@@ -16,6 +16,8 @@ export interface AppRow {
   settings: Partial<AppSettings>;
   /** The live schema version; 0 before the first one is recorded. */
   schemaVersion: number;
+  /** Whether the app's tables keep the time each row was last linked (false: made before they did; see upgradeLinkTimes). */
+  linkTimes: boolean;
 }
 
 interface AppRecord {
@@ -24,6 +26,7 @@ interface AppRecord {
   created_at: Date;
   settings: Partial<AppSettings>;
   schema_version: number;
+  link_times: boolean;
 }
 
 const toRow = (r: AppRecord): AppRow => ({
@@ -32,10 +35,11 @@ const toRow = (r: AppRecord): AppRow => ({
   createdAt: r.created_at,
   settings: r.settings,
   schemaVersion: r.schema_version,
+  linkTimes: r.link_times,
 });
 
 const SELECT_APPS = sql`
-  SELECT a.id, a.name, a.created_at, a.settings,
+  SELECT a.id, a.name, a.created_at, a.settings, a.link_times,
          COALESCE((SELECT max(v.version) FROM tessera.schema_versions v WHERE v.app_id = a.id), 0) AS schema_version
     FROM tessera.apps a`;
 

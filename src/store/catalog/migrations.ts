@@ -356,6 +356,26 @@ export const CATALOG_MIGRATIONS: readonly CatalogMigration[] = [
       sql`ALTER TABLE tessera.app_traffic DROP CONSTRAINT IF EXISTS app_traffic_app_id_fkey`,
     ],
   },
+  {
+    version: 14,
+    name: 'the time a row was last linked',
+    statements: [
+      // Set on a row of an app's table whose relation column was just pointed at a row (a
+      // trigger on each such table, src/store/ddl/linkTimes.ts): the row's column
+      // `tessera$linked` takes the writing transaction's id, so that a subscription's event can
+      // tell a link made after it committed from one that stood (docs/realtime.md).
+      sql`CREATE FUNCTION tessera.link_time() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          NEW."tessera$linked" := pg_catalog.pg_current_xact_id();
+          RETURN NEW;
+        END
+      $$`,
+      // Apps made before have neither the column nor the trigger: they get both when next
+      // loaded (upgradeLinkTimes), and say so here; an app made from now on has them from the start.
+      sql`ALTER TABLE tessera.apps ADD COLUMN link_times boolean NOT NULL DEFAULT false`,
+      sql`ALTER TABLE tessera.apps ALTER COLUMN link_times SET DEFAULT true`,
+    ],
+  },
 ];
 
 /** The catalog version this code expects: the last migration's. */

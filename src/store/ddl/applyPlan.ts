@@ -13,6 +13,7 @@ import { createContext, tableRef } from './context.js';
 import type { DdlContext } from './context.js';
 import { alterEnum } from './enumSteps.js';
 import { addField, dropField, renameField } from './fieldSteps.js';
+import { syncLinkTimes } from './linkTimes.js';
 import { addJoinField, addRelation, dropJoinField, dropRelation, renameRelation } from './relationSteps.js';
 import { createType, dropType, renameType } from './typeSteps.js';
 
@@ -98,6 +99,8 @@ export async function applyPlan(tx: Transaction, appId: string, plan: MigrationP
       throw new Error(`Migration step "${description}" failed: ${message}`, { cause: err });
     }
   }
+  // Every table holding a relation column keeps its rows' link time, over the columns it holds now.
+  if (ctx.linksChanged) await syncLinkTimes(tx, schema);
   // A new app starts with the rows its built-in types seed (the `admin` role).
   if (plan.from !== null) return;
   for (const type of plan.to.types) {

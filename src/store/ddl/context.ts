@@ -20,6 +20,8 @@ export interface DdlContext {
   typeRenamedTo: Map<string, string>;
   /** New relation name → old, from the plan's renameRelation steps. */
   relationRenamedFrom: Map<string, string>;
+  /** Set by a step that adds or drops a foreign-key column: the tables' link times are made again after the plan. */
+  linksChanged: boolean;
 }
 
 export function createContext(tx: Transaction, schema: string, plan: MigrationPlan): DdlContext {
@@ -34,7 +36,7 @@ export function createContext(tx: Transaction, schema: string, plan: MigrationPl
       relationRenamedFrom.set(step.to, step.from);
     }
   }
-  return { tx, schema, from: plan.from ?? EMPTY_MODEL, to: plan.to, typeRenamedFrom, typeRenamedTo, relationRenamedFrom };
+  return { tx, schema, from: plan.from ?? EMPTY_MODEL, to: plan.to, typeRenamedFrom, typeRenamedTo, relationRenamedFrom, linksChanged: false };
 }
 
 /** A table of the app's schema, schema-qualified. */

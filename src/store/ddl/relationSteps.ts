@@ -8,6 +8,7 @@ import { columnDefinition, fieldIndexes, systemColumns } from './columns.js';
 import { currentTable, joinField, previousRelation, sourceRelation, tableRef, targetRelation } from './context.js';
 import type { DdlContext } from './context.js';
 import { addColumnWithIndexes } from './fieldSteps.js';
+import { dropLinkTrigger } from './linkTimes.js';
 import { edgeIndexName, foreignKeyName, indexName, uniqueIndexName } from './names.js';
 import { renameDerivedNames } from './rename.js';
 
@@ -25,6 +26,7 @@ async function addForeignKey(ctx: DdlContext, storage: Extract<Relation['storage
     ? sql`UNIQUE INDEX ${ident(uniqueIndexName(table, column))} ON ${ref} (${ident(column)})`
     : sql`INDEX ${ident(indexName(table, column))} ON ${ref} (${ident(column)}, id)`;
   await ctx.tx.query(sql`CREATE ${index}`);
+  ctx.linksChanged = true;
 }
 
 async function createJoinTable(ctx: DdlContext, relation: Relation, storage: Extract<Relation['storage'], { kind: 'joinTable' }>) {
@@ -55,8 +57,12 @@ export async function addRelation(ctx: DdlContext, name: string): Promise<void> 
 export async function dropRelation(ctx: DdlContext, name: string): Promise<void> {
   const storage = sourceRelation(ctx, name).storage;
   if (storage.kind === 'foreignKey') {
-    // The column's index and foreign key go with it.
-    await ctx.tx.query(sql`ALTER TABLE ${tableRef(ctx, currentTable(ctx, storage.table))} DROP COLUMN ${ident(storage.column)}`);
+    // The column's index and foreign key go with it; the link trigger, which names every
+    // relation column of the table, is made again without it once the plan has run.
+    const table = currentTable(ctx, storage.table);
+    await dropLinkTrigger(ctx.tx, ctx.schema, table);
+    await ctx.tx.query(sql`ALTER TABLE ${tableRef(ctx, table)} DROP COLUMN ${ident(storage.column)}`);
+    ctx.linksChanged = true;
   } else {
     await ctx.tx.query(sql`DROP TABLE ${tableRef(ctx, storage.table)}`);
   }
