@@ -37,10 +37,11 @@ export interface EventValues {
   callers: readonly (string | null)[];
   /**
    * Where the event's transaction stands, as 32-bit transaction ids (what a row's `xmin`
-   * holds): its own, its snapshot's `xmax` and the ids running at it. Absent from an older
-   * server's notifications (the rules are then read as they are at delivery).
+   * holds): its own, its snapshot's `xmax` and the ids running at it; and as it was stamped
+   * (`own8`, a 64-bit id; `snapshot`, its snapshot's text), for the link times of rows. Absent
+   * from an older server's notifications (the rules are then read as they are at delivery).
    */
-  committed?: { own: string; xmax: string; running: string[] } | undefined;
+  committed?: { own: string; xmax: string; running: string[]; own8: string; snapshot: string } | undefined;
 }
 
 /** A variable in an argument tree: a leaf or a list of leaves, bound per request. */

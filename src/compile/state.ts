@@ -5,7 +5,7 @@
 import type { FragmentDefinitionNode } from 'graphql';
 import type { ModelType, PermissionOperation } from '../model/index.js';
 import { ALWAYS, accessPredicate, callerPredicate, fieldGrants, grantsPredicate, manageMembersPredicate, viewerIsAppAdmin } from '../permissions/index.js';
-import type { Grant, RuleContext } from '../permissions/index.js';
+import type { Grant, RuleContext, StoodAt } from '../permissions/index.js';
 import { ident, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { AppContext } from './context.js';
@@ -33,9 +33,9 @@ export class CompileState {
      * admin (no admin arm in its predicates; see permissions/predicate.ts), `checked` lets app
      * admins through in the statement itself. */
     readonly appAdmin: 'checked' | 'excluded' = 'checked',
-    /** For a subscription's event statements, whose rules count grants as they stood when the
-     * event committed: the predicate "this grant a rule joins stood then" (RuleContext.stood). */
-    readonly stood?: (row: SqlFragment) => SqlFragment,
+    /** For a subscription's event statements, whose rules count grants and the relation columns
+     * of the rows a path goes through as they stood when the event committed (RuleContext.stood). */
+    readonly stood?: StoodAt,
   ) {}
 
   /** The predicate "the caller is a member of the app's built-in `admin` role" (FALSE for an admin token, which needs no role). */

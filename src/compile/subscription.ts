@@ -6,15 +6,17 @@
 // ids come as an array parameter joined to the row, and the rules read the caller from the
 // joined element instead of a parameter, so one statement answers an event for every
 // subscriber of the same subscription (as Hasura multiplexes live queries). Subscribers whose
-// rules do not return the row are not answered, and do not hear of the event. The grants the
-// rules go through (links, roles) count as they stood when the event committed, from the commit
-// stamp it carries: one made since does not count, however late the event is delivered
-// (stoodAtCommit).
+// rules do not return the row are not answered, and do not hear of the event. What the rules go
+// through counts as it stood when the event committed, from the commit stamp it carries: the
+// grants (links, roles) and the relation columns of the rows a path crosses; one made since
+// does not count, however late the event is delivered (AT_COMMIT).
 
 import { GraphQLError, Kind, getOperationAST } from 'graphql';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode } from 'graphql';
 import { TesseraError, badInput, isTesseraError } from '../errors/index.js';
 import { roleOf } from '../graphql/index.js';
+import { LINK_TIME_COLUMN } from '../model/index.js';
+import type { StoodAt } from '../permissions/index.js';
 import { ident, identCount, literal, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import type { Queryable } from '../store/index.js';
@@ -148,7 +150,7 @@ const COMMITTED = ident('committed');
 
 function committedRow(s: CompileState): SqlFragment {
   const at = (read: (c: NonNullable<EventValues['committed']>) => unknown) => s.binder.fromRequest((r) => (r.event?.committed ? read(r.event.committed) : null));
-  return sql`(SELECT ${at((c) => c.own)}::xid AS own, ${at((c) => c.xmax)}::xid AS xmax, ${at((c) => c.running)}::xid[] AS running) ${COMMITTED}`;
+  return sql`(SELECT ${at((c) => c.own)}::xid AS own, ${at((c) => c.xmax)}::xid AS xmax, ${at((c) => c.running)}::xid[] AS running, ${at((c) => c.own8)}::xid8 AS own8, ${at((c) => c.snapshot)}::pg_snapshot AS snapshot) ${COMMITTED}`;
 }
 
 /**
@@ -160,15 +162,32 @@ function committedRow(s: CompileState): SqlFragment {
  * there is, and an old row's `xmin` wrapped into the last few transactions only withholds the
  * event. Without a stamp, every row counts (the rules as they are at delivery).
  */
-function stoodAtCommit(row: SqlFragment): SqlFragment {
+function grantStood(row: SqlFragment): SqlFragment {
   return sql`(${COMMITTED}.own IS NULL OR ${row}.xmin = ${COMMITTED}.own OR NOT (age(${row}.xmin) BETWEEN 0 AND age(${COMMITTED}.xmax) OR ${row}.xmin = ANY(${COMMITTED}.running)))`;
 }
+
+const LINKED = ident(LINK_TIME_COLUMN);
+
+/**
+ * The predicate "the relation columns of the row `row` pointed where they point now when the
+ * event committed": the row was last made or linked (its link time, src/store/ddl/linkTimes.ts)
+ * by the event's own transaction, or by one its snapshot saw committed; a row without a link
+ * time was linked before link times were kept. The row's other columns change freely: they do
+ * not withhold the event.
+ */
+function linksStood(row: SqlFragment): SqlFragment {
+  const at = sql`${row}.${LINKED}`;
+  return sql`(${COMMITTED}.own8 IS NULL OR ${at} IS NULL OR ${at} = ${COMMITTED}.own8 OR pg_visible_in_snapshot(${at}, ${COMMITTED}.snapshot))`;
+}
+
+/** What the rules of an event statement count as of the event's commit. */
+const AT_COMMIT: StoodAt = { grant: grantStood, links: linksStood };
 
 /** The 32-bit transaction ids of a commit stamp (a row's `xmin` holds the low 32 bits of a transaction id). */
 function committedValues(stamp: CommitStamp): NonNullable<EventValues['committed']> {
   const low = (xid8: string) => String(BigInt(xid8) & 0xffff_ffffn);
   const [, xmax = '0', running = ''] = stamp.snapshot.split(':');
-  return { own: low(stamp.own), xmax: low(xmax), running: running === '' ? [] : running.split(',').map(low) };
+  return { own: low(stamp.own), xmax: low(xmax), running: running === '' ? [] : running.split(',').map(low), own8: stamp.own, snapshot: stamp.snapshot };
 }
 
 /** Whether `frag` reads the joined subscriber (its answer may differ from one caller to the next). */
@@ -222,7 +241,7 @@ export async function planSubscription(args: SubscribeArgs, db: Queryable): Prom
   const coerced = coerceVariables(args.app.app.schema, operation, args.variables ?? {});
   if (coerced.errors) throw new TesseraError('BAD_USER_INPUT', coerced.errors.map((e) => e.message).join('; '));
   const request: RequestValues = { appId: args.app.app.id, variables: coerced.coerced, settings: args.app.app.settings, userId: args.userId };
-  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER, 'checked', stoodAtCommit);
+  const s = new CompileState(args.app, new Binder(request), fragmentsOf(args.document), args.admin ? 'admin' : 'rules', CALLER_VIEWER, 'checked', AT_COMMIT);
   const fields = [...collectFields(s, [operation.selectionSet], new Set(['Subscription']))].filter(([, nodes]) => (nodes[0] as FieldNode).name.value !== '__typename');
   // Validation (graphql-js's single-root-field rule) has already refused several root fields.
   const [key, nodes] = fields[0] ?? [];

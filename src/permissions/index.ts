@@ -4,4 +4,4 @@
 export { customFieldGrants, fieldGrants, hasFieldRules, typeGrants } from './grants.js';
 export type { Grant } from './grants.js';
 export { ALWAYS, accessPredicate, callerPredicate, grantsPredicate, isAppAdmin, manageMembersPredicate, viewerIsAppAdmin } from './predicate.js';
-export type { RuleContext } from './predicate.js';
+export type { RuleContext, StoodAt } from './predicate.js';

@@ -6,10 +6,10 @@
 // viewer` alone is a predicate PostgreSQL can answer from an index, `owner = viewer OR <viewer
 // is an app admin>` is not. Such a statement must check the caller aside (`viewerIsAppAdmin`)
 // and be run again with the arm if the caller turns out to be an admin. A subscription's event
-// statements count the grants (link rows, role memberships, roles) as they stood when the event
-// committed (`stood`).
+// statements count the grants (link rows, role memberships, roles) and the relation columns of
+// the rows a path goes through as they stood when the event committed (`stood`).
 
-import { builtinTraits, membershipOf, relationLink } from '../model/index.js';
+import { builtinTraits, holdsLinks, membershipOf, relationLink } from '../model/index.js';
 import type { AppModel, ModelType, PermissionOperation, RelationField } from '../model/index.js';
 import { ident, join, sql } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -34,11 +34,21 @@ export interface RuleContext {
   asksAppAdmin?: (() => void) | undefined;
   /**
    * For rules read as they stood at an earlier moment (a subscription's event, as of its
-   * commit): the predicate "the row `row` stood then, as it is now". The rule then counts only
-   * the grants that stood: a many-to-many link row, a membership of a role, the role (its
-   * name). Rows of the app's own types are read as they are (see docs/realtime.md).
+   * commit): what counts of the rows a rule reads as they are now (see docs/realtime.md).
    */
-  stood?: ((row: SqlFragment) => SqlFragment) | undefined;
+  stood?: StoodAt | undefined;
+}
+
+/** The predicates a context reading rules as of an earlier moment adds to the rows its rules read. */
+export interface StoodAt {
+  /** The grant row `row` (a many-to-many link row, a membership of a role, the role with its name) stood then, as it is now. */
+  grant(row: SqlFragment): SqlFragment;
+  /**
+   * The relation columns of `row`, a row of the app's own types that holds some (the post of
+   * `post.author`, a user of `team.members`), pointed then where they point now: the row was
+   * not made or linked since. Its other columns are read as they are.
+   */
+  links(row: SqlFragment): SqlFragment;
 }
 
 const FALSE = sql`FALSE`;
@@ -47,7 +57,7 @@ export const ALWAYS = sql`TRUE`;
 
 /** `predicate`, and where the context reads rules as of an earlier moment, that `row` stood then. */
 function standing(c: RuleContext, row: SqlFragment, predicate: SqlFragment): SqlFragment {
-  return c.stood ? sql`(${c.stood(row)} AND ${predicate})` : predicate;
+  return c.stood ? sql`(${c.stood.grant(row)} AND ${predicate})` : predicate;
 }
 
 function typeOf(c: RuleContext, name: string): ModelType {
@@ -141,9 +151,15 @@ function pathToViewer(c: RuleContext, type: ModelType, row: SqlFragment, steps: 
   }
 }
 
+/**
+ * A step of a path onto rows of `target`. Where the context reads rules as of an earlier moment,
+ * a row whose relation columns the path may go on through counts only if they stood then.
+ */
 function nested(c: RuleContext, target: ModelType, rest: readonly string[], joinOn: (z: SqlFragment) => SqlFragment): SqlFragment {
   const z = c.alias('pr');
-  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)} AND ${pathToViewer(c, target, z, rest)})`;
+  const onward = pathToViewer(c, target, z, rest);
+  const linked = c.stood && holdsLinks(c.model, target.name) ? sql` AND ${c.stood.links(z)}` : sql``;
+  return sql`EXISTS (SELECT 1 FROM ${c.table(target.name)} ${z} WHERE ${joinOn(z)}${linked} AND ${onward})`;
 }
 
 function grantPredicate(c: RuleContext, type: ModelType, row: SqlFragment, grant: Grant): SqlFragment {

@@ -11,7 +11,8 @@
 //
 // Each notification carries its transaction's commit stamp: its own transaction id and the
 // snapshot it read in (see CommitStamp), from which a subscription's rules count the grants
-// (links, roles) as they stood when it committed, however late the event is delivered.
+// (links, roles) and the relation columns of the rows they cross as they stood when it
+// committed, however late the event is delivered.
 
 import { ident, sql } from '../../sql/index.js';
 import type { SqlFragment } from '../../sql/index.js';
@@ -41,9 +42,10 @@ export interface RowEvent {
 /**
  * Where a transaction's writes stand among everyone else's: its own transaction id and the
  * snapshot it read in (`pg_current_xact_id()`, `pg_current_snapshot()` as text). A row version
- * made by another transaction that was running at that snapshot or began after it (its `xmin`)
- * is taken as made after the commit: that is how a subscription's rules tell the grants that
- * stood when the event committed from those made since (compile/subscription.ts).
+ * made by another transaction that was running at that snapshot or began after it (its `xmin`),
+ * or a row linked by one (its link time), is taken as made after the commit: that is how a
+ * subscription's rules tell the grants and links that stood when the event committed from those
+ * made since (compile/subscription.ts).
  */
 export interface CommitStamp {
   own: string;
