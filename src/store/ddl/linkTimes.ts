@@ -29,16 +29,14 @@ async function relationColumns(q: Queryable, schema: string): Promise<Map<string
 
 async function linkTime(q: Queryable, schema: string, table: string, columns: readonly string[]): Promise<void> {
   const ref = ident(schema, table);
-  await dropLinkTrigger(q, schema, table);
-  // Without a default first: a volatile default would rewrite the table.
-  await q.query(sql`ALTER TABLE ${ref} ADD COLUMN IF NOT EXISTS ${COLUMN} xid8`);
-  await q.query(sql`ALTER TABLE ${ref} ALTER COLUMN ${COLUMN} SET DEFAULT pg_current_xact_id()`);
+  // The default set apart from the column: a volatile default would rewrite the table.
+  await q.query(sql`ALTER TABLE ${ref} ADD COLUMN IF NOT EXISTS ${COLUMN} xid8, ALTER COLUMN ${COLUMN} SET DEFAULT pg_current_xact_id()`);
   const cols = columns.map((c) => ident(c));
   const linked = join(
     cols.map((c) => sql`(NEW.${c} IS NOT NULL AND NEW.${c} IS DISTINCT FROM OLD.${c})`),
     sql` OR `,
   );
-  await q.query(sql`CREATE TRIGGER ${TRIGGER} BEFORE UPDATE OF ${join(cols)} ON ${ref} FOR EACH ROW WHEN (${linked}) EXECUTE FUNCTION tessera.link_time()`);
+  await q.query(sql`CREATE OR REPLACE TRIGGER ${TRIGGER} BEFORE UPDATE OF ${join(cols)} ON ${ref} FOR EACH ROW WHEN (${linked}) EXECUTE FUNCTION tessera.link_time()`);
 }
 
 /** Drops the table's link trigger, which holds on to its columns (the column it sets stays). */
