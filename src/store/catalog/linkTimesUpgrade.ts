@@ -8,14 +8,13 @@ import type { Store } from '../types.js';
 import { appSchemaName } from './appIds.js';
 import { lockApp } from './apps.js';
 
-/** Gives the app's tables their link times, once; whether it changed anything. */
-export async function upgradeLinkTimes(store: Store, appId: string): Promise<boolean> {
-  return store.transaction(async (tx) => {
+/** Gives the app's tables their link times, once (another instance may have done it since the app row was read). */
+export async function upgradeLinkTimes(store: Store, appId: string): Promise<void> {
+  await store.transaction(async (tx) => {
     await lockApp(tx, appId);
     const { rows } = await tx.query<{ done: boolean }>(sql`SELECT link_times AS done FROM tessera.apps WHERE id = ${appId}`);
-    if (rows[0]?.done !== false) return false;
+    if (rows[0]?.done !== false) return;
     await syncLinkTimes(tx, appSchemaName(appId));
     await tx.query(sql`UPDATE tessera.apps SET link_times = true WHERE id = ${appId}`);
-    return true;
   });
 }
