@@ -80,9 +80,10 @@ async function memory(): Promise<ServerMemory> {
 }
 
 const { parent, data, thread } = await connect();
-// TESSERA_DB_PREPARED_STATEMENTS=off measures the server without prepared statements.
-const preparedStatements = loadConfig({}, process.env).dbPreparedStatements;
-const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, preparedStatements } : { dataDir: data.dataDir });
+// TESSERA_DB_PREPARED_STATEMENTS=off measures the server without prepared statements,
+// TESSERA_DB_READ_LANES=0 without read lanes.
+const { dbPreparedStatements: preparedStatements, dbReadLanes: readLanes } = loadConfig({}, process.env);
+const store = await openStore(data.databaseUrl !== undefined ? { databaseUrl: data.databaseUrl, preparedStatements, readLanes } : { dataDir: data.dataDir });
 await ensureCatalog(store);
 const app = createServer({
   store,

@@ -223,8 +223,11 @@ function forbidden(key: string): TesseraError {
   return new TesseraError('FORBIDDEN', `${key}: this mutation needs a logged-in user or an admin token of the app`);
 }
 
-/** What every read statement of the data API runs with: PostgreSQL may keep it prepared. */
-const RECURRING = { recurring: true } as const;
+/**
+ * What every read statement of the data API runs with: PostgreSQL may keep it prepared, and as
+ * it only reads, the store may pipeline it with other reads.
+ */
+const RECURRING = { recurring: true, readOnly: true } as const;
 
 /** One root field of a query, answered as JSON text; its errors go to `errors`. */
 async function rootText(args: ExecuteArgs, operation: OperationDefinitionNode, plan: RootPlan, request: RequestValues, errors: GraphQLError[]): Promise<string> {

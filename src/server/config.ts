@@ -41,6 +41,8 @@ export interface ServerConfig {
   dbConnectionUses: number;
   /** Keep recurring statements prepared on each PostgreSQL connection (TESSERA_DB_PREPARED_STATEMENTS). */
   dbPreparedStatements: boolean;
+  /** Connections of the pool kept as read lanes (TESSERA_DB_READ_LANES; the store's `readLanes`); undefined: the store's default. */
+  dbReadLanes: number | undefined;
   /** Compress answers for clients that accept it (TESSERA_COMPRESSION). */
   compression: boolean;
   /** OpenTelemetry tracing (TESSERA_TRACING), with where spans go; undefined when off. */
@@ -180,6 +182,14 @@ function parseConnectionUses(value: string | undefined): number {
   return n;
 }
 
+function parseReadLanes(value: string | undefined): number | undefined {
+  const text = present(value);
+  if (text === undefined) return undefined;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 100)) throw badInput(`TESSERA_DB_READ_LANES must be a number of connections from 0 to 100, got "${text}"`);
+  return n;
+}
+
 /** Where spans go and how many, from the OpenTelemetry variables every SDK reads. */
 function parseTracing(env: Record<string, string | undefined>): TracingConfig {
   const traces = present(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -266,6 +276,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, cwd: string = process.c
     dbPoolSize: parsePoolSize(env.TESSERA_DB_POOL_SIZE),
     dbConnectionUses: parseConnectionUses(env.TESSERA_DB_CONNECTION_USES),
     dbPreparedStatements: parseSwitch(env.TESSERA_DB_PREPARED_STATEMENTS, 'TESSERA_DB_PREPARED_STATEMENTS', true),
+    dbReadLanes: parseReadLanes(env.TESSERA_DB_READ_LANES),
     compression: parseSwitch(env.TESSERA_COMPRESSION, 'TESSERA_COMPRESSION', false),
     tracing: parseSwitch(env.TESSERA_TRACING, 'TESSERA_TRACING', false) ? parseTracing(env) : undefined,
     secretKey: parseSecretKey(env.TESSERA_SECRET_KEY),

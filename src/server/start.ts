@@ -73,7 +73,7 @@ async function checkAddress(config: ServerConfig): Promise<void> {
 }
 
 async function openConfiguredStore(config: ServerConfig): Promise<Store> {
-  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl, maxConnections: config.dbPoolSize, connectionUses: config.dbConnectionUses, preparedStatements: config.dbPreparedStatements } : { dataDir: config.dataDir });
+  const store = await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl, maxConnections: config.dbPoolSize, connectionUses: config.dbConnectionUses, preparedStatements: config.dbPreparedStatements, readLanes: config.dbReadLanes } : { dataDir: config.dataDir });
   try {
     await ensureCatalog(store);
   } catch (err) {
@@ -132,6 +132,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     poolSize: config.dbPoolSize,
     connectionUses: config.dbConnectionUses,
     preparedStatements: config.dbPreparedStatements,
+    readLanes: config.dbReadLanes,
     onOpenError: (cluster, err) => app.log.error({ err, cluster }, 'a cluster could not be opened: its apps answer UNAVAILABLE'),
   });
   const admin = createAdminService(clusters, { oidc, functions });

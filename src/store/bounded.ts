@@ -10,9 +10,10 @@ class BoundedStore implements Store {
   readonly kind: Store['kind'];
   readonly timeoutMs: number;
   readonly #store: Store;
-  /** The options every statement runs with: the timeout, and whether it recurs. */
+  /** The options every statement runs with: the timeout, whether it recurs, and whether it only reads. */
   readonly #once: StatementOptions;
   readonly #recurring: StatementOptions;
+  readonly #reading: StatementOptions;
 
   constructor(store: Store, timeoutMs: number) {
     this.kind = store.kind;
@@ -20,10 +21,12 @@ class BoundedStore implements Store {
     this.#store = store;
     this.#once = { timeoutMs };
     this.#recurring = { recurring: true, timeoutMs };
+    this.#reading = { recurring: true, readOnly: true, timeoutMs };
   }
 
   query<R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> {
-    return this.#store.query<R>(statement, options?.recurring === true ? this.#recurring : this.#once);
+    const bound = options?.recurring !== true ? this.#once : options.readOnly === true ? this.#reading : this.#recurring;
+    return this.#store.query<R>(statement, bound);
   }
 
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -33,6 +33,8 @@ export interface ClustersOptions {
   connectionUses?: number | undefined;
   /** Whether added clusters' connections keep recurring statements prepared (default: true). */
   preparedStatements?: boolean | undefined;
+  /** Connections of each added cluster's pool kept as read lanes (default: the store's). */
+  readLanes?: number | undefined;
   /** A cluster recorded in the catalog could not be opened (its URL no longer unseals). */
   onOpenError?: ((cluster: string, err: unknown) => void) | undefined;
 }
@@ -280,12 +282,13 @@ export class Clusters {
   }
 
   /** How an added cluster's pool is sized, as the server's own is. */
-  #poolOptions(): { maxConnections?: number; connectionUses?: number; preparedStatements?: boolean } {
-    const { poolSize, connectionUses, preparedStatements } = this.#options;
+  #poolOptions(): { maxConnections?: number; connectionUses?: number; preparedStatements?: boolean; readLanes?: number } {
+    const { poolSize, connectionUses, preparedStatements, readLanes } = this.#options;
     return {
       ...(poolSize ? { maxConnections: poolSize } : {}),
       ...(connectionUses === undefined ? {} : { connectionUses }),
       ...(preparedStatements === undefined ? {} : { preparedStatements }),
+      ...(readLanes === undefined ? {} : { readLanes }),
     };
   }
 

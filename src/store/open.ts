@@ -24,6 +24,8 @@ export interface OpenStoreOptions {
   connectionUses?: number;
   /** PostgreSQL: keep recurring statements prepared on each connection (default true). */
   preparedStatements?: boolean;
+  /** PostgreSQL: connections of the pool kept as read lanes (default: the store's; see PostgresOptions.readLanes). */
+  readLanes?: number | undefined;
   /** PostgreSQL: the cluster the database is, named in errors when it cannot be reached (default `main`). */
   cluster?: string;
   /** PostgreSQL: fail at once when the database cannot be reached (default true; false: connect on first use). */
@@ -45,6 +47,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       ...(options.connectionUses === undefined ? {} : { connectionUses: options.connectionUses }),
       ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
+      ...(options.readLanes === undefined ? {} : { readLanes: options.readLanes }),
     });
     // Fail at start-up, not on the first request, when the database cannot be reached.
     if (options.probe === false) return store;

@@ -8,6 +8,7 @@
 // it and hands it the protocol's messages.
 
 import { createRequire } from 'node:module';
+import pg from 'pg';
 import type { CustomTypesConfig } from 'pg';
 
 /** How an answer's columns are read: their names, and a parser for each column's text. */
@@ -187,3 +188,9 @@ export class NamedRun {
     callback?.(err, result);
   }
 }
+
+// A connection in `pg`'s pipeline mode (lanes.ts) takes only the driver's own `Query`, refusing
+// other submittables because some (pg-cursor's) keep a portal open across round trips. A run
+// binds, executes and syncs in one go, as `Query` does, so it is made to pass as one; every
+// method the client calls on it is its own.
+Object.setPrototypeOf(NamedRun.prototype, pg.Query.prototype);

@@ -9,7 +9,9 @@ import { LruMap } from '../lru/index.js';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { connectionBroken, connectionLost, databaseError, sessionEnded, statementError, unreachable } from './errors.js';
+import { connectionBroken, connectionLost, databaseError, sessionEnded, sqlState, statementError, unreachable } from './errors.js';
+import { LANE_DEPTH, LANE_SHALLOW, ReadLanes } from './lanes.js';
+import type { LaneOutcome } from './lanes.js';
 import { PgListener } from './listener.js';
 import { primeAllocator } from './pgAllocator.js';
 import { NamedRun } from './pgNamed.js';
@@ -49,6 +51,12 @@ export interface PostgresOptions {
    * mode).
    */
   preparedStatements?: boolean;
+  /**
+   * Connections of `maxConnections` kept as read lanes (lanes.ts), on which recurring reads are
+   * pipelined (default: 2 of a pool of 4 or more, none of a smaller one; 0: none). Lanes need
+   * prepared statements.
+   */
+  readLanes?: number;
 }
 
 /** How long a new connection may take when no statement timeout bounds it. */
@@ -74,6 +82,14 @@ export const PREPARED_PER_CONNECTION = 100;
  * seen again gets a new name, prepared again.
  */
 const NAMED_TEXTS = 2_000;
+
+/** SQLSTATE of a named statement the connection does not hold: a read sent behind one whose Parse failed. */
+const UNKNOWN_STATEMENT = '26000';
+
+/** Read lanes of a pool of `max` connections when the options name none. */
+function defaultLanes(max: number): number {
+  return max >= 4 ? 2 : 0;
+}
 
 /** An answer's rows and count (the command's, or the rows' when it reports none). */
 function toResult<R>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
@@ -141,6 +157,15 @@ export class PostgresStore implements Store {
   /** Connections whose 'error' events this store hears, and the error each reported, if any. */
   readonly #listened = new WeakSet<PoolClient>();
   readonly #lost = new WeakMap<PoolClient, Error>();
+  /** The read lanes, when the store has any. */
+  readonly #lanes: ReadLanes | undefined;
+  /** The pool's size, which the lanes' connections are not part of. */
+  readonly #poolMax: number;
+  /**
+   * Checkouts asked for and not yet released: the pool's own idle count drops only when it
+   * hands a client over, a tick later, so reads sent in one turn would all see it free.
+   */
+  #poolUsers = 0;
   #closing: Promise<void> | undefined;
 
   constructor(options: PostgresOptions) {
@@ -157,9 +182,14 @@ export class PostgresStore implements Store {
     // 0: never replaced. The store counts uses itself (#release): the pool's own count would
     // include the recurring statements that touch nothing new.
     this.#maxUses = options.connectionUses === 0 ? Infinity : (options.connectionUses ?? CONNECTION_USES);
+    const max = options.maxConnections ?? 10;
+    // Lanes come out of the connections allowed; the pool keeps at least one.
+    const lanes = this.#names ? Math.max(0, Math.min(options.readLanes ?? defaultLanes(max), max - 1)) : 0;
+    this.#poolMax = max - lanes;
+    this.#lanes = lanes > 0 ? new ReadLanes({ config, count: lanes, preparedPerConnection: PREPARED_PER_CONNECTION, maxUses: this.#maxUses }) : undefined;
     this.#pool = new pg.Pool({
       ...config,
-      max: options.maxConnections ?? 10,
+      max: this.#poolMax,
       // A server that does not answer is given up on within the statement timeout.
       connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
       // Awaited before the connection's first checkout; a failure ends it and fails the checkout.
@@ -173,6 +203,35 @@ export class PostgresStore implements Store {
   async query<R = Record<string, unknown>>(statement: SqlFragment, options: StatementOptions = {}): Promise<QueryResult<R>> {
     this.#checkOpen();
     const { text, values } = compile(statement);
+    const laned = options.readOnly === true ? this.#onLane<R>(text, values, options) : undefined;
+    if (laned) return laned;
+    return this.#onPool<R>(text, values, options);
+  }
+
+  /**
+   * A recurring read on a read lane: the least busy one below LANE_SHALLOW, or when the pool
+   * has no connection free below LANE_DEPTH; undefined when none takes it. Only reads under the store's own statement
+   * timeout go there (a lane's session keeps it).
+   */
+  #onLane<R>(text: string, values: readonly unknown[], options: StatementOptions): Promise<QueryResult<R>> | undefined {
+    const lanes = this.#lanes;
+    if (!lanes || options.recurring !== true || (options.timeoutMs ?? this.#timeoutMs) !== this.#timeoutMs) return undefined;
+    const name = this.#nameOf(text);
+    const outcome = lanes.run(text, name, values, LANE_SHALLOW) ?? (this.#poolUsers >= this.#poolMax ? lanes.run(text, name, values, LANE_DEPTH) : undefined);
+    return outcome?.then((o) => this.#laneResult<R>(o, text, values, options));
+  }
+
+  #laneResult<R>(outcome: LaneOutcome, text: string, values: readonly unknown[], options: StatementOptions): QueryResult<R> | Promise<QueryResult<R>> {
+    if ('result' in outcome) return toResult<R>(outcome.result);
+    const err = outcome.error;
+    if (outcome.lost || sessionEnded(err)) throw connectionLost(err, this.#cluster);
+    // Sent behind a read of the same text whose Parse failed: run again on its own, which
+    // answers with the statement's own error (or its rows).
+    if (sqlState(err) === UNKNOWN_STATEMENT) return this.#onPool<R>(text, values, options);
+    throw statementError(err, options.timeoutMs);
+  }
+
+  async #onPool<R>(text: string, values: readonly unknown[], options: StatementOptions): Promise<QueryResult<R>> {
     const checkout = await this.#checkout();
     const { client, release } = checkout;
     let broken: Error | undefined;
@@ -227,7 +286,8 @@ export class PostgresStore implements Store {
 
   connections(): { idle: number; used: number; waiting: number } {
     const pool = this.#pool;
-    return { idle: pool.idleCount, used: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
+    const lanes = this.#lanes?.counts() ?? { open: 0, busy: 0 };
+    return { idle: pool.idleCount + lanes.open - lanes.busy, used: pool.totalCount - pool.idleCount + lanes.busy, waiting: pool.waitingCount };
   }
 
   async ping(): Promise<boolean> {
@@ -243,6 +303,7 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#listener.close();
+      await this.#lanes?.close();
       await this.#pool.end();
     })();
     return this.#closing;
@@ -263,9 +324,11 @@ export class PostgresStore implements Store {
 
   async #checkout(): Promise<Checkout> {
     let client: PoolClient;
+    this.#poolUsers += 1;
     try {
       client = await this.#pool.connect();
     } catch (err) {
+      this.#poolUsers -= 1;
       throw unreachable(err, this.#cluster);
     }
     // A connection that fails while checked out reports it as an 'error' event, which would be
@@ -280,6 +343,7 @@ export class PostgresStore implements Store {
       client,
       counted: false,
       release: (broken) => {
+        this.#poolUsers -= 1;
         // `true` makes the pool end the connection rather than keep it.
         client.release(broken ?? this.#lost.get(client) ?? (checkout.counted && this.#wornOut(client)));
       },
@@ -306,12 +370,7 @@ export class PostgresStore implements Store {
       checkout.counted = true;
       return undefined;
     }
-    let name = this.#names.get(text);
-    if (name === undefined) {
-      this.#lastName += 1;
-      name = `tessera_${this.#lastName.toString(36)}`;
-      this.#names.set(text, name);
-    }
+    const name = this.#nameOf(text);
     let held = this.#prepared.get(checkout.client);
     if (!held) {
       held = new Set();
@@ -321,6 +380,18 @@ export class PostgresStore implements Store {
     checkout.counted = true;
     if (held.size >= PREPARED_PER_CONNECTION) return undefined;
     held.add(name);
+    return name;
+  }
+
+  /** The name of a recurring text, the same on every connection (given when the text is first seen). */
+  #nameOf(text: string): string {
+    const names = this.#names as LruMap<string, string>;
+    let name = names.get(text);
+    if (name === undefined) {
+      this.#lastName += 1;
+      name = `tessera_${this.#lastName.toString(36)}`;
+      names.set(text, name);
+    }
     return name;
   }
 

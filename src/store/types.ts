@@ -46,6 +46,11 @@ export interface StatementOptions {
    * plan (a named prepared statement); the embedded store runs it as any other.
    */
   recurring?: boolean;
+  /**
+   * The statement only reads: no write, no lock, no notification. With `recurring`, the
+   * PostgreSQL store may pipeline it on a connection it shares with other such reads (lanes.ts).
+   */
+  readOnly?: boolean;
 }
 
 export interface Store extends Queryable {

@@ -1,0 +1,168 @@
+// Read lanes: a few connections on which the data API's recurring reads are pipelined. A read
+// given to a lane is sent at once, even while the lane's connection still runs earlier reads:
+// PostgreSQL answers them in order, each in its own implicit transaction (one Sync each), and
+// the reads sent during one turn of the event loop leave in one write. Under load that spares a
+// pool checkout and a round trip's wake-ups per read: the server makes fewer system calls, and a
+// backend that finds its next statement waiting serves it without going to sleep in between.
+//
+// A lane takes only what cannot hold up the reads behind it for long or change what they see:
+// recurring reads (no write, no lock) under the store's own statement timeout. A read stacks
+// behind others only when no connection is free (PostgresStore.query asks for an idle lane
+// first, then the pool), and no deeper than LANE_DEPTH; anything else waits for the pool.
+
+import pg from 'pg';
+import type { ClientConfig } from 'pg';
+import { NamedRun } from './pgNamed.js';
+import type { NamedResult } from './pgNamed.js';
+import { primeAllocator } from './pgAllocator.js';
+import { pgTypes } from './pgTypes.js';
+
+/**
+ * Reads a lane takes in flight before the pool is asked for a free connection: enough that a
+ * backend finds its next read waiting, few enough that a slow read holds up little behind it.
+ */
+export const LANE_SHALLOW = 4;
+
+/** Reads a lane holds in flight at most, once the pool has no connection free; deeper ones wait for the pool. */
+export const LANE_DEPTH = 8;
+
+/** A lane: a pipelined connection and what the store knows of it. */
+interface Lane {
+  readonly client: pg.Client;
+  /** Reads sent and not yet answered. */
+  inFlight: number;
+  /** Statement names this connection has been asked to prepare. */
+  readonly names: Set<string>;
+  /** Counted uses (names new to the connection); the lane retires once it has served its share. */
+  uses: number;
+  /** Whether its socket is held corked until the event loop's next turn. */
+  corked: boolean;
+  /** The error the connection reported, once it failed. */
+  lost: Error | undefined;
+}
+
+export interface LaneOptions {
+  /** The connection settings of the store's pool (session time zone and statement timeout). */
+  config: ClientConfig;
+  /** How many lanes at most. */
+  count: number;
+  /** Names a connection keeps prepared at most. */
+  preparedPerConnection: number;
+  /** Counted uses a connection serves before it is replaced (Infinity: never). */
+  maxUses: number;
+}
+
+/** What a read run on a lane gives back: its answer, or the error with whether the lane's connection failed under it. */
+export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Error | undefined };
+
+export class ReadLanes {
+  readonly #options: LaneOptions;
+  readonly #lanes: Lane[] = [];
+  /** Lanes being opened. */
+  #opening = 0;
+  #closed = false;
+
+  constructor(options: LaneOptions) {
+    this.#options = options;
+  }
+
+  /** Lanes open, and how many of them run reads now. */
+  counts(): { open: number; busy: number } {
+    let busy = 0;
+    for (const lane of this.#lanes) if (lane.inFlight > 0) busy += 1;
+    return { open: this.#lanes.length, busy };
+  }
+
+  /**
+   * Runs the statement named `name` on the least busy lane with fewer than `depth` reads in
+   * flight; undefined when no lane takes it (then nothing was sent). A lane that takes it has
+   * (or gets) it prepared under `name`. While fewer lanes are open than allowed and none is
+   * idle, one more is opened for the reads to come.
+   */
+  run(text: string, name: string, values: readonly unknown[], depth: number): Promise<LaneOutcome> | undefined {
+    const lane = this.#leastBusy(depth);
+    if (!lane || lane.inFlight > 0) this.#grow();
+    if (!lane) return undefined;
+    if (!lane.names.has(name)) {
+      // A name new to the connection counts a use, as on the pool's connections; a lane that
+      // has served its uses takes no more reads and ends once its last is answered.
+      lane.uses += 1;
+      // A lane that holds its share of names leaves the others to the pool.
+      if (lane.names.size >= this.#options.preparedPerConnection) {
+        if (lane.uses >= this.#options.maxUses) this.#retire(lane);
+        return undefined;
+      }
+      lane.names.add(name);
+    }
+    lane.inFlight += 1;
+    // The reads sent in this turn of the event loop leave together, in one write.
+    const stream = (lane.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
+    if (!lane.corked) {
+      lane.corked = true;
+      stream.cork();
+      setImmediate(() => {
+        lane.corked = false;
+        stream.uncork();
+      });
+    }
+    const answered = new Promise<LaneOutcome>((resolve) => {
+      const done = (err: Error | undefined, result?: NamedResult) => {
+        lane.inFlight -= 1;
+        if (err || !result) resolve({ error: err, lost: lane.lost });
+        else resolve({ result });
+      };
+      lane.client.query(new NamedRun(text, name, values, pgTypes, done) as unknown as pg.Submittable);
+    });
+    if (lane.uses >= this.#options.maxUses) this.#retire(lane);
+    return answered;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const lanes = this.#lanes.splice(0);
+    await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
+  }
+
+  #leastBusy(depth: number): Lane | undefined {
+    let best: Lane | undefined;
+    for (const lane of this.#lanes) if (lane.inFlight < depth && (!best || lane.inFlight < best.inFlight)) best = lane;
+    return best;
+  }
+
+  /** Opens one more lane in the background when there are fewer than the count. */
+  #grow(): void {
+    if (this.#closed || this.#lanes.length + this.#opening >= this.#options.count) return;
+    this.#opening += 1;
+    const client = new pg.Client({ ...this.#options.config, pipeline: true } as ClientConfig);
+    const lane: Lane = { client, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined };
+    // A lane that fails is dropped; the reads in flight on it fail on their own.
+    client.on('error', (err: Error) => {
+      lane.lost = err;
+      this.#drop(lane);
+    });
+    void (async () => {
+      try {
+        await client.connect();
+        await primeAllocator(client);
+        if (this.#closed) throw new Error('closed');
+        this.#lanes.push(lane);
+      } catch {
+        await client.end().catch(() => undefined);
+      } finally {
+        this.#opening -= 1;
+      }
+    })();
+  }
+
+  #drop(lane: Lane): void {
+    const at = this.#lanes.indexOf(lane);
+    if (at >= 0) this.#lanes.splice(at, 1);
+  }
+
+  /** Takes the lane out of use and ends its connection once the reads sent on it are answered. */
+  #retire(lane: Lane): void {
+    this.#drop(lane);
+    // pg ends a pipelined connection gracefully after its last answer.
+    void lane.client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,214 @@
+// Read lanes of the PostgreSQL store: recurring reads pipelined on a few shared connections when
+// the pool has none free. Each read gets its own answer and its own error, a read sent behind a
+// failed Parse gets the statement's own error, a lost lane fails only what ran on it, reads
+// under another statement timeout keep to the pool, and a lane is replaced after its uses.
+
+import { describe, expect, it } from 'vitest';
+import { isTesseraError } from '../../src/errors/index.js';
+import { ident, sql } from '../../src/sql/index.js';
+import { openStore, sqlState } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { LANE_DEPTH } from '../../src/store/lanes.js';
+import { STORES, openTestStore } from '../helpers/stores.js';
+import { sleep } from '../helpers/wait.js';
+
+const READ = { recurring: true, readOnly: true } as const;
+
+/** The first truthy answer of `check`, asked again every 20 ms until `timeoutMs` has passed. */
+async function waitUntil<T>(check: () => Promise<T | false | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await check();
+    if (answer !== false && answer !== undefined) return answer;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A read that names the connection it ran on. */
+function pidRead(store: Store, n: number, sleep = 0) {
+  return store.query<{ n: number; pid: number }>(sql`SELECT ${n}::int AS n, pg_backend_pid() AS pid, pg_sleep(${sleep}::float8) IS NULL AS slept`, READ);
+}
+
+/** The backends of the database that a lane or the pool opened (not the test's own). */
+async function backends(admin: Store): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(sql`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND query NOT LIKE '%LISTEN %'`);
+  return rows.map((r) => r.pid);
+}
+
+describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', () => {
+  it('answers many reads in flight at once on the connections allowed, each with its own rows, stacking them on the lanes when the pool is busy', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 4, readLanes: 2 });
+    try {
+      // The lanes open on first demand; wait until both are there, and the pool's two.
+      await waitUntil(
+        async () => {
+          await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), store.query(sql`SELECT pg_sleep(0.02)`), store.query(sql`SELECT pg_sleep(0.02)`)]);
+          const c = store.connections();
+          return c.idle + c.used === 4;
+        },
+        5_000,
+        'the lanes and the pool open',
+      );
+      const reads = Array.from({ length: 2 + 2 * LANE_DEPTH }, (_, i) => pidRead(store, i + 1, 0.05));
+      // While they run: no more connections than allowed, nothing waiting for the pool.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const during = store.connections();
+      expect(during.used + during.idle).toBeLessThanOrEqual(4);
+      expect(during.waiting).toBe(0);
+      const answers = await Promise.all(reads);
+      expect(answers.map((a) => a.rows[0]!.n)).toEqual(Array.from({ length: 2 + 2 * LANE_DEPTH }, (_, i) => i + 1));
+      const pids = new Set(answers.map((a) => a.rows[0]!.pid));
+      expect(pids.size).toBeLessThanOrEqual(4);
+      // Some connection served several of them at once: they were stacked.
+      const perPid = new Map<number, number>();
+      for (const a of answers) perPid.set(a.rows[0]!.pid, (perPid.get(a.rows[0]!.pid) ?? 0) + 1);
+      expect(Math.max(...perPid.values())).toBeGreaterThan(1);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it('fails only the read whose statement fails among the reads stacked with it', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
+    try {
+      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+      const divide = (d: number) => store.query<{ q: number }>(sql`SELECT 10 / ${d}::int AS q, pg_sleep(0.01) IS NULL AS slept`, READ);
+      const outcomes = await Promise.allSettled([1, 2, 0, 5, 0, 10].map(divide));
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0]!.q : sqlState(o.reason) ?? String(o.reason)))).toEqual([10, 5, '22012', 2, '22012', 1]);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it("answers reads sent behind one whose Parse failed with the statement's own error, not a missing prepared statement", async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
+    try {
+      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+      // Keep the pool's connection busy so that the reads stack on the lane, all of one text.
+      const busy = store.query(sql`SELECT pg_sleep(0.3)`);
+      const missing = (i: number) => store.query(sql`SELECT n FROM no_such_table WHERE n = ${i}::int`, READ);
+      const outcomes = await Promise.allSettled([1, 2, 3, 4].map(missing));
+      await busy;
+      expect(outcomes.map((o) => (o.status === 'rejected' ? sqlState(o.reason) : 'answered'))).toEqual(['42P01', '42P01', '42P01', '42P01']);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it('fails the reads on a lane whose connection is cut as UNAVAILABLE, and goes on with a new lane', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
+    try {
+      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+      // The pool's connection is kept busy: the two reads go to the lane, one behind the other.
+      const busy = store.query(sql`SELECT pg_sleep(0.5)`);
+      const first = pidRead(store, 1, 2).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const second = pidRead(store, 2, 0).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      const lane = await waitUntil(
+        async () => {
+          const { rows } = await t.store.query<{ pid: number }>(sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep($2::float8)%' AND state = 'active'`);
+          return rows[0]?.pid;
+        },
+        5_000,
+        'the read running on the lane',
+      );
+      await t.store.query(sql`SELECT pg_terminate_backend(${lane}::int)`);
+      for (const failed of [await first, await second]) {
+        expect(isTesseraError(failed) && failed.code).toBe('UNAVAILABLE');
+      }
+      await busy;
+      const after = await Promise.all([1, 2, 3].map((n) => pidRead(store, n)));
+      expect(after.map((a) => a.rows[0]!.n)).toEqual([1, 2, 3]);
+      expect(after.map((a) => a.rows[0]!.pid)).not.toContain(lane);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it("keeps reads under another statement timeout off the lanes, whose sessions keep the store's", async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, statementTimeoutMs: 150 });
+    try {
+      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+      // Under the store's timeout, on the lane: cancelled.
+      const cancelled = await pidRead(store, 1, 0.4).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(sqlState((cancelled as { cause?: unknown })?.cause ?? cancelled)).toBe('57014');
+      // Under an app's longer one: answered.
+      const longer = await store.query<{ n: number }>(sql`SELECT 2 AS n, pg_sleep(0.4) IS NULL AS slept`, { ...READ, timeoutMs: 5_000 });
+      expect(longer.rows[0]!.n).toBe(2);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it('replaces a lane once it has served its uses, ending its connection', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, connectionUses: 3 });
+    // A text of its own each time: a name new to the lane, a counted use.
+    const fresh = async (i: number) => Object.values((await store.query(sql`SELECT pg_backend_pid() AS ${ident(`pid${i}`)}`, READ)).rows[0]!)[0] as number;
+    try {
+      await waitUntil(async () => (await Promise.all([store.query(sql`SELECT pg_sleep(0.02)`), pidRead(store, 0, 0.02)]), store.connections().idle === 2), 5_000, 'the lane open');
+      const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+      // One at a time: each goes to the idle lane, a use each, until it has served three.
+      const lane = await fresh(1);
+      expect(lane).not.toBe(pool);
+      let served = 1;
+      while ((await fresh(served + 1)) === lane) served += 1;
+      // The read on the lane before the warm-up's text counted may make it one fewer.
+      expect(served).toBeGreaterThanOrEqual(2);
+      expect(served).toBeLessThanOrEqual(3);
+      await waitUntil(async () => !(await backends(t.store)).includes(lane), 5_000, 'the worn-out lane ended');
+      const next = await waitUntil(
+        async () => {
+          const pid = await fresh(3);
+          return pid !== pool ? pid : undefined;
+        },
+        5_000,
+        'a read on a new lane',
+      );
+      expect(next).not.toBe(lane);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it('keeps no lane when told none, or when the pool is too small for one', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    try {
+      for (const options of [{ maxConnections: 4, readLanes: 0 }, { maxConnections: 3 }, { maxConnections: 4, preparedStatements: false }]) {
+        const store = await openStore({ databaseUrl: t.databaseUrl!, ...options });
+        try {
+          const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => pidRead(store, i, 0.02)));
+          expect(answers.map((a) => a.rows[0]!.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+          // Every read took a pool connection of its own: at most the pool's size, one read each at a time.
+          expect(new Set(answers.map((a) => a.rows[0]!.pid)).size).toBeLessThanOrEqual(options.maxConnections);
+          expect(store.connections().used + store.connections().idle).toBe(new Set(answers.map((a) => a.rows[0]!.pid)).size);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
