@@ -39,6 +39,8 @@ interface Lane {
   corked: boolean;
   /** The error the connection reported, once it failed. */
   lost: Error | undefined;
+  /** When it last took a read (performance.now()). */
+  lastUsed: number;
 }
 
 export interface LaneOptions {
@@ -50,7 +52,14 @@ export interface LaneOptions {
   preparedPerConnection: number;
   /** Counted uses a connection serves before it is replaced (Infinity: never). */
   maxUses: number;
+  /** A lane that has taken no read for this long is closed, as the pool closes idle connections (default LANE_IDLE_MS). */
+  idleMs?: number;
+  /** How long a lane's connection may take to open, in ms (0: no limit of its own). */
+  connectMs: number;
 }
+
+/** How long a lane may stay idle before it is closed: the pool's default for its idle connections. */
+export const LANE_IDLE_MS = 10_000;
 
 /** What a read run on a lane gives back: its answer, or the error with whether the lane's connection failed under it. */
 export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Error | undefined };
@@ -61,6 +70,8 @@ export class ReadLanes {
   /** Lanes being opened. */
   #opening = 0;
   #closed = false;
+  /** Closes lanes idle for longer than the options allow, while any is open. */
+  #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: LaneOptions) {
     this.#options = options;
@@ -95,6 +106,7 @@ export class ReadLanes {
       lane.names.add(name);
     }
     lane.inFlight += 1;
+    lane.lastUsed = performance.now();
     // The reads sent in this turn of the event loop leave together, in one write.
     const stream = (lane.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
     if (!lane.corked) {
@@ -119,6 +131,7 @@ export class ReadLanes {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#sweeper);
     const lanes = this.#lanes.splice(0);
     await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
   }
@@ -133,8 +146,9 @@ export class ReadLanes {
   #grow(): void {
     if (this.#closed || this.#lanes.length + this.#opening >= this.#options.count) return;
     this.#opening += 1;
-    const client = new pg.Client({ ...this.#options.config, pipeline: true } as ClientConfig);
-    const lane: Lane = { client, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined };
+    const connectMs = this.#options.connectMs;
+    const client = new pg.Client({ ...this.#options.config, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
+    const lane: Lane = { client, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
     // A lane that fails is dropped; the reads in flight on it fail on their own.
     client.on('error', (err: Error) => {
       lane.lost = err;
@@ -145,13 +159,31 @@ export class ReadLanes {
         await client.connect();
         await primeAllocator(client);
         if (this.#closed) throw new Error('closed');
+        lane.lastUsed = performance.now();
         this.#lanes.push(lane);
+        this.#sweep();
       } catch {
         await client.end().catch(() => undefined);
       } finally {
         this.#opening -= 1;
       }
     })();
+  }
+
+  /** Keeps a timer, while lanes are open, that closes the ones idle for too long. */
+  #sweep(): void {
+    if (this.#sweeper) return;
+    const idleMs = this.#options.idleMs ?? LANE_IDLE_MS;
+    this.#sweeper = setInterval(() => {
+      const now = performance.now();
+      for (const lane of [...this.#lanes]) if (lane.inFlight === 0 && now - lane.lastUsed > idleMs) this.#retire(lane);
+      if (this.#lanes.length === 0) {
+        clearInterval(this.#sweeper);
+        this.#sweeper = undefined;
+      }
+    }, Math.max(10, idleMs / 2));
+    // The process may exit with lanes open: the timer does not hold it.
+    this.#sweeper.unref();
   }
 
   #drop(lane: Lane): void {

@@ -57,6 +57,8 @@ export interface PostgresOptions {
    * prepared statements.
    */
   readLanes?: number;
+  /** How long a read lane may stay idle before it is closed, in ms (default LANE_IDLE_MS, as the pool's idle connections). */
+  laneIdleMs?: number;
 }
 
 /** How long a new connection may take when no statement timeout bounds it. */
@@ -186,12 +188,14 @@ export class PostgresStore implements Store {
     // Lanes come out of the connections allowed; the pool keeps at least one.
     const lanes = this.#names ? Math.max(0, Math.min(options.readLanes ?? defaultLanes(max), max - 1)) : 0;
     this.#poolMax = max - lanes;
-    this.#lanes = lanes > 0 ? new ReadLanes({ config, count: lanes, preparedPerConnection: PREPARED_PER_CONNECTION, maxUses: this.#maxUses }) : undefined;
+    const connectMs = this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS;
+    this.#lanes =
+      lanes > 0 ? new ReadLanes({ config, count: lanes, preparedPerConnection: PREPARED_PER_CONNECTION, maxUses: this.#maxUses, connectMs, ...(options.laneIdleMs === undefined ? {} : { idleMs: options.laneIdleMs }) }) : undefined;
     this.#pool = new pg.Pool({
       ...config,
       max: this.#poolMax,
       // A server that does not answer is given up on within the statement timeout.
-      connectionTimeoutMillis: this.#timeoutMs > 0 ? this.#timeoutMs : CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: connectMs,
       // Awaited before the connection's first checkout; a failure ends it and fails the checkout.
       onConnect: primeAllocator,
     });

@@ -9,6 +9,7 @@ import { ident, sql } from '../../src/sql/index.js';
 import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { LANE_DEPTH } from '../../src/store/lanes.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -186,6 +187,31 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         'a read on a new lane',
       );
       expect(next).not.toBe(lane);
+    } finally {
+      await store.close();
+      await t.close();
+    }
+  });
+
+  it('closes a lane that has been idle for its idle time, and opens one again for the reads that come', async () => {
+    const t = await openTestStore('postgres', { catalog: false });
+    const store = new PostgresStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, laneIdleMs: 200 });
+    try {
+      await waitUntil(async () => (await Promise.all([store.query(sql`SELECT pg_sleep(0.02)`), pidRead(store, 0, 0.02)]), store.connections().idle === 2), 5_000, 'the lane open');
+      const lane = (await pidRead(store, 1)).rows[0]!.pid;
+      // Idle now: closed within about its idle time and a half.
+      await waitUntil(async () => !(await backends(t.store)).includes(lane), 5_000, 'the idle lane closed');
+      expect(store.connections().idle + store.connections().used).toBeLessThanOrEqual(1);
+      // The next reads open a lane again.
+      const again = await waitUntil(
+        async () => {
+          const pid = (await pidRead(store, 2)).rows[0]!.pid;
+          return store.connections().idle + store.connections().used === 2 && pid !== lane ? pid : undefined;
+        },
+        5_000,
+        'a new lane',
+      );
+      expect(again).not.toBe(lane);
     } finally {
       await store.close();
       await t.close();
