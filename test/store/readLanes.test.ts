@@ -10,6 +10,7 @@ import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { LANE_DEPTH } from '../../src/store/lanes.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import type { PostgresOptions } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -38,21 +39,43 @@ async function backends(admin: Store): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
+interface LaneTest {
+  store: Store;
+  /** The test's own store, on the same database: it watches the backends. */
+  admin: Store;
+}
+
+/**
+ * Runs `fn` with a PostgreSQL store of these options, its lanes and pool open (the lanes open on
+ * first demand), beside the test's own store; both are closed after.
+ */
+async function withLanes(options: Omit<PostgresOptions, 'databaseUrl'> & { maxConnections: number; readLanes: number }, fn: (t: LaneTest) => Promise<void>): Promise<void> {
+  const t = await openTestStore('postgres', { catalog: false });
+  const store = new PostgresStore({ databaseUrl: t.databaseUrl!, ...options });
+  try {
+    const pool = options.maxConnections - options.readLanes;
+    await waitUntil(
+      async () => {
+        await Promise.all([
+          ...Array.from({ length: pool }, () => store.query(sql`SELECT pg_sleep(0.02)`)),
+          ...Array.from({ length: 2 * options.readLanes }, () => pidRead(store, 0, 0.02)),
+        ]);
+        const c = store.connections();
+        return c.idle + c.used === options.maxConnections;
+      },
+      5_000,
+      'the lanes and the pool open',
+    );
+    await fn({ store, admin: t.store });
+  } finally {
+    await store.close();
+    await t.close();
+  }
+}
+
 describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', () => {
   it('answers many reads in flight at once on the connections allowed, each with its own rows, stacking them on the lanes when the pool is busy', async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 4, readLanes: 2 });
-    try {
-      // The lanes open on first demand; wait until both are there, and the pool's two.
-      await waitUntil(
-        async () => {
-          await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), pidRead(store, 0, 0.02), store.query(sql`SELECT pg_sleep(0.02)`), store.query(sql`SELECT pg_sleep(0.02)`)]);
-          const c = store.connections();
-          return c.idle + c.used === 4;
-        },
-        5_000,
-        'the lanes and the pool open',
-      );
+    await withLanes({ maxConnections: 4, readLanes: 2 }, async ({ store }) => {
       const reads = Array.from({ length: 2 + 2 * LANE_DEPTH }, (_, i) => pidRead(store, i + 1, 0.05));
       // While they run: no more connections than allowed, nothing waiting for the pool.
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -67,48 +90,30 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       const perPid = new Map<number, number>();
       for (const a of answers) perPid.set(a.rows[0]!.pid, (perPid.get(a.rows[0]!.pid) ?? 0) + 1);
       expect(Math.max(...perPid.values())).toBeGreaterThan(1);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it('fails only the read whose statement fails among the reads stacked with it', async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
-    try {
-      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store }) => {
       const divide = (d: number) => store.query<{ q: number }>(sql`SELECT 10 / ${d}::int AS q, pg_sleep(0.01) IS NULL AS slept`, READ);
       const outcomes = await Promise.allSettled([1, 2, 0, 5, 0, 10].map(divide));
       expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0]!.q : sqlState(o.reason) ?? String(o.reason)))).toEqual([10, 5, '22012', 2, '22012', 1]);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it("answers reads sent behind one whose Parse failed with the statement's own error, not a missing prepared statement", async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
-    try {
-      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store }) => {
       // Keep the pool's connection busy so that the reads stack on the lane, all of one text.
       const busy = store.query(sql`SELECT pg_sleep(0.3)`);
       const missing = (i: number) => store.query(sql`SELECT n FROM no_such_table WHERE n = ${i}::int`, READ);
       const outcomes = await Promise.allSettled([1, 2, 3, 4].map(missing));
       await busy;
       expect(outcomes.map((o) => (o.status === 'rejected' ? sqlState(o.reason) : 'answered'))).toEqual(['42P01', '42P01', '42P01', '42P01']);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it('fails the reads on a lane whose connection is cut as UNAVAILABLE, and goes on with a new lane', async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1 });
-    try {
-      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
       // The pool's connection is kept busy: the two reads go to the lane, one behind the other.
       const busy = store.query(sql`SELECT pg_sleep(0.5)`);
       const first = pidRead(store, 1, 2).then(
@@ -121,13 +126,13 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       );
       const lane = await waitUntil(
         async () => {
-          const { rows } = await t.store.query<{ pid: number }>(sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep($2::float8)%' AND state = 'active'`);
+          const { rows } = await admin.query<{ pid: number }>(sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep($2::float8)%' AND state = 'active'`);
           return rows[0]?.pid;
         },
         5_000,
         'the read running on the lane',
       );
-      await t.store.query(sql`SELECT pg_terminate_backend(${lane}::int)`);
+      await admin.query(sql`SELECT pg_terminate_backend(${lane}::int)`);
       for (const failed of [await first, await second]) {
         expect(isTesseraError(failed) && failed.code).toBe('UNAVAILABLE');
       }
@@ -135,17 +140,11 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       const after = await Promise.all([1, 2, 3].map((n) => pidRead(store, n)));
       expect(after.map((a) => a.rows[0]!.n)).toEqual([1, 2, 3]);
       expect(after.map((a) => a.rows[0]!.pid)).not.toContain(lane);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it("keeps reads under another statement timeout off the lanes, whose sessions keep the store's", async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, statementTimeoutMs: 150 });
-    try {
-      await waitUntil(async () => (await Promise.all([pidRead(store, 0, 0.02), pidRead(store, 0, 0.02)]), (await backends(t.store)).length >= 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1, statementTimeoutMs: 150 }, async ({ store }) => {
       // Under the store's timeout, on the lane: cancelled.
       const cancelled = await pidRead(store, 1, 0.4).then(
         () => undefined,
@@ -155,19 +154,13 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       // Under an app's longer one: answered.
       const longer = await store.query<{ n: number }>(sql`SELECT 2 AS n, pg_sleep(0.4) IS NULL AS slept`, { ...READ, timeoutMs: 5_000 });
       expect(longer.rows[0]!.n).toBe(2);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it('replaces a lane once it has served its uses, ending its connection', async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = await openStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, connectionUses: 3 });
-    // A text of its own each time: a name new to the lane, a counted use.
-    const fresh = async (i: number) => Object.values((await store.query(sql`SELECT pg_backend_pid() AS ${ident(`pid${i}`)}`, READ)).rows[0]!)[0] as number;
-    try {
-      await waitUntil(async () => (await Promise.all([store.query(sql`SELECT pg_sleep(0.02)`), pidRead(store, 0, 0.02)]), store.connections().idle === 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1, connectionUses: 3 }, async ({ store, admin }) => {
+      // A text of its own each time: a name new to the lane, a counted use.
+      const fresh = async (i: number) => Object.values((await store.query(sql`SELECT pg_backend_pid() AS ${ident(`pid${i}`)}`, READ)).rows[0]!)[0] as number;
       const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
       // One at a time: each goes to the idle lane, a use each, until it has served three.
       const lane = await fresh(1);
@@ -177,7 +170,7 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       // The read on the lane before the warm-up's text counted may make it one fewer.
       expect(served).toBeGreaterThanOrEqual(2);
       expect(served).toBeLessThanOrEqual(3);
-      await waitUntil(async () => !(await backends(t.store)).includes(lane), 5_000, 'the worn-out lane ended');
+      await waitUntil(async () => !(await backends(admin)).includes(lane), 5_000, 'the worn-out lane ended');
       const next = await waitUntil(
         async () => {
           const pid = await fresh(3);
@@ -187,20 +180,14 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         'a read on a new lane',
       );
       expect(next).not.toBe(lane);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it('closes a lane that has been idle for its idle time, and opens one again for the reads that come', async () => {
-    const t = await openTestStore('postgres', { catalog: false });
-    const store = new PostgresStore({ databaseUrl: t.databaseUrl!, maxConnections: 2, readLanes: 1, laneIdleMs: 200 });
-    try {
-      await waitUntil(async () => (await Promise.all([store.query(sql`SELECT pg_sleep(0.02)`), pidRead(store, 0, 0.02)]), store.connections().idle === 2), 5_000, 'the lane open');
+    await withLanes({ maxConnections: 2, readLanes: 1, laneIdleMs: 200 }, async ({ store, admin }) => {
       const lane = (await pidRead(store, 1)).rows[0]!.pid;
       // Idle now: closed within about its idle time and a half.
-      await waitUntil(async () => !(await backends(t.store)).includes(lane), 5_000, 'the idle lane closed');
+      await waitUntil(async () => !(await backends(admin)).includes(lane), 5_000, 'the idle lane closed');
       expect(store.connections().idle + store.connections().used).toBeLessThanOrEqual(1);
       // The next reads open a lane again.
       const again = await waitUntil(
@@ -212,10 +199,7 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         'a new lane',
       );
       expect(again).not.toBe(lane);
-    } finally {
-      await store.close();
-      await t.close();
-    }
+    });
   });
 
   it('keeps no lane when told none, or when the pool is too small for one', async () => {
