@@ -6,9 +6,9 @@
 // backend that finds its next statement waiting serves it without going to sleep in between.
 //
 // A lane takes only what cannot hold up the reads behind it for long or change what they see:
-// recurring reads (no write, no lock) under the store's own statement timeout. A read stacks
-// behind others only when no connection is free (PostgresStore.query asks for an idle lane
-// first, then the pool), and no deeper than LANE_DEPTH; anything else waits for the pool.
+// recurring reads (no write, no lock) under the store's own statement timeout. A read takes a
+// lane with fewer than LANE_SHALLOW reads in flight, else a free pool connection, else a lane
+// with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool.
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
@@ -29,6 +29,8 @@ export const LANE_DEPTH = 8;
 /** A lane: a pipelined connection and what the store knows of it. */
 interface Lane {
   readonly client: pg.Client;
+  /** The connection's socket (a TLS one replaces the first while connecting), corked while a turn's reads are written. */
+  stream: { cork(): void; uncork(): void };
   /** Reads sent and not yet answered. */
   inFlight: number;
   /** Statement names this connection has been asked to prepare. */
@@ -108,13 +110,12 @@ export class ReadLanes {
     lane.inFlight += 1;
     lane.lastUsed = performance.now();
     // The reads sent in this turn of the event loop leave together, in one write.
-    const stream = (lane.client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
     if (!lane.corked) {
       lane.corked = true;
-      stream.cork();
+      lane.stream.cork();
       setImmediate(() => {
         lane.corked = false;
-        stream.uncork();
+        lane.stream.uncork();
       });
     }
     const answered = new Promise<LaneOutcome>((resolve) => {
@@ -148,7 +149,8 @@ export class ReadLanes {
     this.#opening += 1;
     const connectMs = this.#options.connectMs;
     const client = new pg.Client({ ...this.#options.config, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
-    const lane: Lane = { client, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
+    const connection = (client as unknown as { connection: { stream: Lane['stream'] } }).connection;
+    const lane: Lane = { client, stream: connection.stream, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
     // A lane that fails is dropped; the reads in flight on it fail on their own.
     client.on('error', (err: Error) => {
       lane.lost = err;
@@ -159,6 +161,7 @@ export class ReadLanes {
         await client.connect();
         await primeAllocator(client);
         if (this.#closed) throw new Error('closed');
+        lane.stream = connection.stream;
         lane.lastUsed = performance.now();
         this.#lanes.push(lane);
         this.#sweep();

@@ -214,8 +214,8 @@ export class PostgresStore implements Store {
 
   /**
    * A recurring read on a read lane: the least busy one below LANE_SHALLOW, or when the pool
-   * has no connection free below LANE_DEPTH; undefined when none takes it. Only reads under the store's own statement
-   * timeout go there (a lane's session keeps it).
+   * has no connection free one below LANE_DEPTH; undefined when none takes it. Only reads under
+   * the store's own statement timeout go there (a lane's session keeps it).
    */
   #onLane<R>(text: string, values: readonly unknown[], options: StatementOptions): Promise<QueryResult<R>> | undefined {
     const lanes = this.#lanes;
