@@ -1,5 +1,6 @@
-// The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction, and
-// one dedicated client for LISTEN. Sessions run in UTC, like the embedded store, and under a
+// The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction
+// (pgTransaction.ts), read lanes for the data API's reads (lanes.ts), and one dedicated client
+// for LISTEN. Sessions run in UTC, like the embedded store, and under a
 // statement timeout: the store's default, or the one a call asks for (an app's setting).
 
 import pg from 'pg';
@@ -9,14 +10,15 @@ import { LruMap } from '../lru/index.js';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { connectionBroken, connectionLost, databaseError, sessionEnded, sqlState, statementError, unreachable } from './errors.js';
+import { connectionBroken, connectionLost, sessionEnded, sqlState, statementError, unreachable } from './errors.js';
 import { LANE_DEPTH, LANE_SHALLOW, ReadLanes } from './lanes.js';
 import type { LaneOutcome } from './lanes.js';
 import { PgListener } from './listener.js';
 import { primeAllocator } from './pgAllocator.js';
-import { NamedRun } from './pgNamed.js';
+import { run, toResult } from './pgRun.js';
+import { PostgresTransaction } from './pgTransaction.js';
 import { pgTypes } from './pgTypes.js';
-import { advisoryLockStatement, beginWithStatementTimeout, notifyStatement, setStatementTimeout } from './statements.js';
+import { notifyStatement, setStatementTimeout } from './statements.js';
 import type { ListenOptions, NotificationHandler, QueryResult, StatementOptions, Store, Transaction } from './types.js';
 
 export interface PostgresOptions {
@@ -91,30 +93,6 @@ const UNKNOWN_STATEMENT = '26000';
 /** Read lanes of a pool of `max` connections when the options name none. */
 function defaultLanes(max: number): number {
   return max >= 4 ? 2 : 0;
-}
-
-/** An answer's rows and count (the command's, or the rows' when it reports none). */
-function toResult<R>(result: { rows: unknown[]; rowCount: number | null }): QueryResult<R> {
-  return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
-}
-
-/**
- * Runs one statement: under its name when PostgreSQL keeps it prepared (pgNamed.ts: its answer's
- * columns described once per connection), otherwise unnamed through the driver's submittable
- * `Query` made from the text, not `client.query({ text, values })`: the driver copies a config
- * object property by property, descriptors included, on every call (1.6 µs here, as much as the
- * rest of sending a statement), and wraps its answer in two more promises.
- */
-function run<R>(client: pg.ClientBase, text: string, values: readonly unknown[], name: string | undefined): Promise<QueryResult<R>> {
-  return new Promise((resolve, reject) => {
-    if (name !== undefined) {
-      client.query(
-        new NamedRun(text, name, values, pgTypes, (err, result) => (err || !result ? reject(err) : resolve(toResult<R>(result)))) as unknown as pg.Submittable,
-      );
-      return;
-    }
-    client.query(new pg.Query(text, values as unknown[], (err: Error | undefined, result: pg.ResultBuilder) => (err ? reject(err) : resolve(toResult<R>(result)))));
-  });
 }
 
 function asError(err: unknown): Error {
@@ -408,61 +386,5 @@ export class PostgresStore implements Store {
     await client.query(compile(setStatementTimeout(ms)).text);
     if (ms === this.#timeoutMs) this.#sessionTimeouts.delete(client);
     else this.#sessionTimeouts.set(client, ms);
-  }
-}
-
-class PostgresTransaction implements Transaction {
-  readonly #client: PoolClient;
-  /** The timeout the caller asked for, which turns a cancelled statement into LIMIT_EXCEEDED. */
-  readonly #timeoutMs: number | undefined;
-  /** The name a statement runs under on this connection, if any (and counts the use). */
-  readonly #nameOf: (text: string, recurring: boolean) => string | undefined;
-  #finished = false;
-
-  constructor(client: PoolClient, timeoutMs: number | undefined, nameOf: (text: string, recurring: boolean) => string | undefined) {
-    this.#client = client;
-    this.#timeoutMs = timeoutMs;
-    this.#nameOf = nameOf;
-  }
-
-  finish(): void {
-    this.#finished = true;
-  }
-
-  /** BEGIN, with the transaction's own statement timeout when it differs from the session's. */
-  async begin(timeoutMs: number | undefined): Promise<void> {
-    try {
-      await this.#client.query(timeoutMs === undefined ? 'BEGIN' : compile(beginWithStatementTimeout(timeoutMs)).text);
-    } catch (err) {
-      throw databaseError(err);
-    }
-  }
-
-  /** Transaction control statements, bypassing the "already ended" check of `query`. */
-  async run(text: 'COMMIT' | 'ROLLBACK'): Promise<void> {
-    try {
-      await this.#client.query(text);
-    } catch (err) {
-      throw statementError(err, this.#timeoutMs);
-    }
-  }
-
-  async query<R = Record<string, unknown>>(statement: SqlFragment, options: Pick<StatementOptions, 'recurring'> = {}): Promise<QueryResult<R>> {
-    if (this.#finished) throw new Error('The transaction has already ended');
-    const { text, values } = compile(statement);
-    const name = this.#nameOf(text, options.recurring === true);
-    try {
-      return await run<R>(this.#client, text, values, name);
-    } catch (err) {
-      throw statementError(err, this.#timeoutMs);
-    }
-  }
-
-  async advisoryLock(key: string): Promise<void> {
-    await this.query(advisoryLockStatement(key));
-  }
-
-  async notify(channel: string, payload: string): Promise<void> {
-    await this.query(notifyStatement(channel, payload));
   }
 }
