@@ -8,7 +8,11 @@
 // A lane takes only what cannot hold up the reads behind it for long or change what they see:
 // recurring reads (no write, no lock) under the store's own statement timeout. A read takes a
 // lane with fewer than LANE_SHALLOW reads in flight, else a free pool connection, else a lane
-// with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool.
+// with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool. A read
+// can still wait for a lock: a table another transaction locks whole (an app's schema change)
+// is read only once that commits. A lane's session gives up such a wait after
+// LANE_LOCK_TIMEOUT_MS, so that the reads behind it (of other apps, as likely as not) go on,
+// and the store runs that read again on the pool, where it waits as long as it must.
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
@@ -25,6 +29,12 @@ export const LANE_SHALLOW = 4;
 
 /** Reads a lane holds in flight at most, once the pool has no connection free; deeper ones wait for the pool. */
 export const LANE_DEPTH = 8;
+
+/**
+ * How long a read on a lane waits for a lock before it gives up (SQLSTATE 55P03) and is run again
+ * on the pool: the most that a lock can hold up the reads sent behind it.
+ */
+export const LANE_LOCK_TIMEOUT_MS = 20;
 
 /** A lane: a pipelined connection and what the store knows of it. */
 interface Lane {
@@ -46,7 +56,7 @@ interface Lane {
 }
 
 export interface LaneOptions {
-  /** The connection settings of the store's pool (session time zone and statement timeout). */
+  /** The connection settings of the store's pool (session time zone and statement timeout); a lane's session adds its lock timeout. */
   config: ClientConfig;
   /** How many lanes at most. */
   count: number;
@@ -148,7 +158,9 @@ export class ReadLanes {
     if (this.#closed || this.#lanes.length + this.#opening >= this.#options.count) return;
     this.#opening += 1;
     const connectMs = this.#options.connectMs;
-    const client = new pg.Client({ ...this.#options.config, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
+    const config = this.#options.config;
+    const options = `${config.options ?? ''} -c lock_timeout=${LANE_LOCK_TIMEOUT_MS}`.trim();
+    const client = new pg.Client({ ...config, options, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
     const connection = (client as unknown as { connection: { stream: Lane['stream'] } }).connection;
     const lane: Lane = { client, stream: connection.stream, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
     // A lane that fails is dropped; the reads in flight on it fail on their own.

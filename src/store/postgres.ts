@@ -90,6 +90,9 @@ const NAMED_TEXTS = 2_000;
 /** SQLSTATE of a named statement the connection does not hold: a read sent behind one whose Parse failed. */
 const UNKNOWN_STATEMENT = '26000';
 
+/** SQLSTATE of a lock not granted within the session's lock timeout: a lane's read that would hold up the reads behind it. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /** Read lanes of a pool of `max` connections when the options name none. */
 function defaultLanes(max: number): number {
   return max >= 4 ? 2 : 0;
@@ -207,9 +210,11 @@ export class PostgresStore implements Store {
     if ('result' in outcome) return toResult<R>(outcome.result);
     const err = outcome.error;
     if (outcome.lost || sessionEnded(err)) throw connectionLost(err, this.#cluster);
-    // Sent behind a read of the same text whose Parse failed: run again on its own, which
-    // answers with the statement's own error (or its rows).
-    if (sqlState(err) === UNKNOWN_STATEMENT) return this.#onPool<R>(text, values, options);
+    // Sent behind a read of the same text whose Parse failed, or gave up waiting for a lock (the
+    // lane's lock timeout): run again on the pool, which answers with the statement's own error
+    // or its rows, waiting for the lock as long as the statement timeout allows.
+    const state = sqlState(err);
+    if (state === UNKNOWN_STATEMENT || state === LOCK_NOT_AVAILABLE) return this.#onPool<R>(text, values, options);
     throw statementError(err, options.timeoutMs);
   }
 

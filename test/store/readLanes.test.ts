@@ -143,6 +143,38 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
     });
   });
 
+  it("does not hold the reads behind one that waits for a lock (a migration's): that one waits on the pool instead", async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      for (const statement of [sql`CREATE TABLE migrating (n int)`, sql`INSERT INTO migrating VALUES (1)`, sql`CREATE TABLE other (n int)`, sql`INSERT INTO other VALUES (10)`]) await admin.query(statement);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked = false;
+      // Another app's schema change: its table locked until the change commits.
+      const migration = admin.transaction(async (tx) => {
+        await tx.query(sql`LOCK TABLE migrating IN ACCESS EXCLUSIVE MODE`);
+        locked = true;
+        await held;
+      });
+      try {
+        await waitUntil(async () => locked, 5_000, 'the table locked');
+        // The lane's first read waits for the lock; the others are sent behind it on the same lane.
+        const blocked = store.query<{ n: number }>(sql`SELECT n FROM migrating`, READ);
+        const others = Promise.all([1, 2, 3].map((i) => store.query<{ n: number }>(sql`SELECT n + ${i}::int AS n FROM other`, READ)));
+        const first = await Promise.race([others.then(() => 'others answered'), sleep(3_000).then(() => 'still waiting')]);
+        expect(first).toBe('others answered');
+        expect((await others).map((r) => r.rows[0]!.n)).toEqual([11, 12, 13]);
+        expect(locked).toBe(true);
+        release();
+        await migration;
+        // The read that waited is answered once the change commits, not failed.
+        expect((await blocked).rows).toEqual([{ n: 1 }]);
+      } finally {
+        release();
+        await migration;
+      }
+    });
+  });
+
   it("keeps reads under another statement timeout off the lanes, whose sessions keep the store's", async () => {
     await withLanes({ maxConnections: 2, readLanes: 1, statementTimeoutMs: 150 }, async ({ store }) => {
       // Under the store's timeout, on the lane: cancelled.
