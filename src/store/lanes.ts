@@ -13,9 +13,17 @@
 // is read only once that commits. A lane's session gives up such a wait after
 // LANE_LOCK_TIMEOUT_MS, so that the reads behind it (of other apps, as likely as not) go on,
 // and the store runs that read again on the pool, where it waits as long as it must.
+//
+// A read can also be slow of itself (a filter no index serves, up to its app's statement
+// timeout). Once the read at the head of a lane has run for LANE_SLOW_MS, no read is sent
+// behind it; and once answered, its text keeps to the pool for LANE_SLOW_MEMORY_MS. What one
+// app's heavy read can hold up is then the few reads sent behind it before it was seen to be
+// slow. (The time is the server's, so a pause of its event loop can make a fast read look slow:
+// its text then takes the pool for a while, which costs a little speed and nothing else.)
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
+import { LruMap } from '../lru/index.js';
 import { NamedRun } from './pgNamed.js';
 import type { NamedResult } from './pgNamed.js';
 import { primeAllocator } from './pgAllocator.js';
@@ -36,6 +44,19 @@ export const LANE_DEPTH = 8;
  */
 export const LANE_LOCK_TIMEOUT_MS = 20;
 
+/**
+ * How long a read may run at the head of its lane and still be fast: no read is sent behind one
+ * that has run longer, and a text that ran longer keeps to the pool for a while. A data API
+ * read served by an index takes well under a millisecond; pipelining saves a slower one little.
+ */
+export const LANE_SLOW_MS = 20;
+
+/** How long a text found slow on a lane keeps to the pool before a lane may take it again. */
+export const LANE_SLOW_MEMORY_MS = 30_000;
+
+/** Texts found slow on a lane that the store remembers at most (the most recently found kept). */
+const SLOW_TEXTS = 1_000;
+
 /** A lane: a pipelined connection and what the store knows of it. */
 interface Lane {
   readonly client: pg.Client;
@@ -43,6 +64,8 @@ interface Lane {
   stream: { cork(): void; uncork(): void };
   /** Reads sent and not yet answered. */
   inFlight: number;
+  /** Since when the oldest read in flight has been running (performance.now()): the lane's last answer, or the read's sending on an idle lane. */
+  headSince: number;
   /** Statement names this connection has been asked to prepare. */
   readonly names: Set<string>;
   /** Counted uses (names new to the connection); the lane retires once it has served its share. */
@@ -79,6 +102,8 @@ export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Erro
 export class ReadLanes {
   readonly #options: LaneOptions;
   readonly #lanes: Lane[] = [];
+  /** Names of the texts found slow on a lane, and when: they keep to the pool for LANE_SLOW_MEMORY_MS. */
+  readonly #slow = new LruMap<string, number>(SLOW_TEXTS);
   /** Lanes being opened. */
   #opening = 0;
   #closed = false;
@@ -100,10 +125,14 @@ export class ReadLanes {
    * Runs the statement named `name` on the least busy lane with fewer than `depth` reads in
    * flight; undefined when no lane takes it (then nothing was sent). A lane that takes it has
    * (or gets) it prepared under `name`. While fewer lanes are open than allowed and none is
-   * idle, one more is opened for the reads to come.
+   * idle, one more is opened for the reads to come. A text found slow lately takes no lane, and
+   * no lane whose head has run past LANE_SLOW_MS takes a read.
    */
   run(text: string, name: string, values: readonly unknown[], depth: number): Promise<LaneOutcome> | undefined {
-    const lane = this.#leastBusy(depth);
+    const now = performance.now();
+    const slowAt = this.#slow.peek(name);
+    if (slowAt !== undefined && now - slowAt < LANE_SLOW_MEMORY_MS) return undefined;
+    const lane = this.#leastBusy(depth, now);
     if (!lane || lane.inFlight > 0) this.#grow();
     if (!lane) return undefined;
     if (!lane.names.has(name)) {
@@ -117,8 +146,9 @@ export class ReadLanes {
       }
       lane.names.add(name);
     }
+    if (lane.inFlight === 0) lane.headSince = now;
     lane.inFlight += 1;
-    lane.lastUsed = performance.now();
+    lane.lastUsed = now;
     // The reads sent in this turn of the event loop leave together, in one write.
     if (!lane.corked) {
       lane.corked = true;
@@ -130,6 +160,10 @@ export class ReadLanes {
     }
     const answered = new Promise<LaneOutcome>((resolve) => {
       const done = (err: Error | undefined, result?: NamedResult) => {
+        // Answers come in order: this read ran from the answer before it (or its sending) until now.
+        const at = performance.now();
+        if (at - lane.headSince > LANE_SLOW_MS) this.#slow.set(name, at);
+        lane.headSince = at;
         lane.inFlight -= 1;
         if (err || !result) resolve({ error: err, lost: lane.lost });
         else resolve({ result });
@@ -147,9 +181,13 @@ export class ReadLanes {
     await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
   }
 
-  #leastBusy(depth: number): Lane | undefined {
+  /** The lane with the fewest reads in flight below `depth`, leaving out any whose head has run past LANE_SLOW_MS. */
+  #leastBusy(depth: number, now: number): Lane | undefined {
     let best: Lane | undefined;
-    for (const lane of this.#lanes) if (lane.inFlight < depth && (!best || lane.inFlight < best.inFlight)) best = lane;
+    for (const lane of this.#lanes) {
+      if (lane.inFlight >= depth || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS)) continue;
+      if (!best || lane.inFlight < best.inFlight) best = lane;
+    }
     return best;
   }
 
@@ -162,7 +200,7 @@ export class ReadLanes {
     const options = `${config.options ?? ''} -c lock_timeout=${LANE_LOCK_TIMEOUT_MS}`.trim();
     const client = new pg.Client({ ...config, options, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
     const connection = (client as unknown as { connection: { stream: Lane['stream'] } }).connection;
-    const lane: Lane = { client, stream: connection.stream, inFlight: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
+    const lane: Lane = { client, stream: connection.stream, inFlight: 0, headSince: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
     // A lane that fails is dropped; the reads in flight on it fail on their own.
     client.on('error', (err: Error) => {
       lane.lost = err;

@@ -1,14 +1,15 @@
 // Read lanes of the PostgreSQL store: recurring reads pipelined on a few shared connections when
 // the pool has none free. Each read gets its own answer and its own error, a read sent behind a
 // failed Parse gets the statement's own error, a lost lane fails only what ran on it, reads
-// under another statement timeout keep to the pool, and a lane is replaced after its uses.
+// under another statement timeout keep to the pool, a read that waits for a lock or runs slow
+// does not hold up the reads of other apps behind it, and a lane is replaced after its uses.
 
 import { describe, expect, it } from 'vitest';
 import { isTesseraError } from '../../src/errors/index.js';
 import { ident, sql } from '../../src/sql/index.js';
 import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { LANE_DEPTH } from '../../src/store/lanes.js';
+import { LANE_DEPTH, LANE_SLOW_MS } from '../../src/store/lanes.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { PostgresOptions } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
@@ -58,7 +59,7 @@ async function withLanes(options: Omit<PostgresOptions, 'databaseUrl'> & { maxCo
       async () => {
         await Promise.all([
           ...Array.from({ length: pool }, () => store.query(sql`SELECT pg_sleep(0.02)`)),
-          ...Array.from({ length: 2 * options.readLanes }, () => pidRead(store, 0, 0.02)),
+          ...Array.from({ length: 2 * options.readLanes }, () => pidRead(store, 0)),
         ]);
         const c = store.connections();
         return c.idle + c.used === options.maxConnections;
@@ -172,6 +173,26 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         release();
         await migration;
       }
+    });
+  });
+
+  it('sends no read behind a slow one, and keeps the slow one\'s text to the pool from then on', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store }) => {
+      const slowText = (n: number, seconds: number) => store.query<{ n: number; pid: number }>(sql`SELECT ${n}::int AS n, pg_backend_pid() AS pid, pg_sleep(${seconds}::float8) IS NULL AS slow`, READ);
+      // Another app's heavy read takes the idle lane.
+      const slow = slowText(1, 1);
+      await sleep(4 * LANE_SLOW_MS);
+      // Reads sent while it runs take the pool's connection, one after another, not a place behind it.
+      const fast = Promise.all([2, 3, 4].map((n) => pidRead(store, n)));
+      const first = await Promise.race([fast.then(() => 'fast reads answered'), slow.then(() => 'slow read answered')]);
+      expect(first).toBe('fast reads answered');
+      const lane = (await slow).rows[0]!.pid;
+      expect((await fast).map((r) => r.rows[0]!.pid)).not.toContain(lane);
+      // Its text was slow on the lane: it runs on the pool now, even when quick.
+      const again = await slowText(5, 0);
+      expect(again.rows[0]!.pid).not.toBe(lane);
+      // Other texts still take the lane.
+      expect((await pidRead(store, 6)).rows[0]!.pid).toBe(lane);
     });
   });
 
