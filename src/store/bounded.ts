@@ -10,10 +10,11 @@ class BoundedStore implements Store {
   readonly kind: Store['kind'];
   readonly timeoutMs: number;
   readonly #store: Store;
-  /** The options every statement runs with: the timeout, whether it recurs, and whether it only reads. */
+  /** The options every statement runs with: the timeout, whether it recurs, and whether it only reads or is a standalone write. */
   readonly #once: StatementOptions;
   readonly #recurring: StatementOptions;
   readonly #reading: StatementOptions;
+  readonly #writing: StatementOptions;
 
   constructor(store: Store, timeoutMs: number) {
     this.kind = store.kind;
@@ -22,10 +23,11 @@ class BoundedStore implements Store {
     this.#once = { timeoutMs };
     this.#recurring = { recurring: true, timeoutMs };
     this.#reading = { recurring: true, readOnly: true, timeoutMs };
+    this.#writing = { recurring: true, standalone: true, timeoutMs };
   }
 
   query<R = Record<string, unknown>>(statement: SqlFragment, options?: StatementOptions): Promise<QueryResult<R>> {
-    const bound = options?.recurring !== true ? this.#once : options.readOnly === true ? this.#reading : this.#recurring;
+    const bound = options?.recurring !== true ? this.#once : options.readOnly === true ? this.#reading : options.standalone === true ? this.#writing : this.#recurring;
     return this.#store.query<R>(statement, bound);
   }
 

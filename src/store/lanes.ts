@@ -5,21 +5,32 @@
 // pool checkout and a round trip's wake-ups per read: the server makes fewer system calls, and a
 // backend that finds its next statement waiting serves it without going to sleep in between.
 //
-// A lane takes only what cannot hold up the reads behind it for long or change what they see:
-// recurring reads (no write, no lock) under the store's own statement timeout. A read takes a
-// lane with fewer than LANE_SHALLOW reads in flight, else a free pool connection, else a lane
-// with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool. A read
-// can still wait for a lock: a table another transaction locks whole (an app's schema change)
-// is read only once that commits. A lane's session gives up such a wait after
-// LANE_LOCK_TIMEOUT_MS, so that the reads behind it (of other apps, as likely as not) go on,
-// and the store runs that read again on the pool, where it waits as long as it must.
+// A lane takes only what cannot hold up the statements behind it for long or change what they
+// see: recurring reads (no write, no lock) under the store's own statement timeout. A read takes
+// a lane with fewer than LANE_SHALLOW statements in flight, else a free pool connection, else a
+// lane with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool. A
+// read can still wait for a lock: a table another transaction locks whole (an app's schema
+// change) is read only once that commits. A lane's session gives up such a wait after
+// LANE_LOCK_TIMEOUT_MS, so that the statements behind it (of other apps, as likely as not) go
+// on, and the store runs that one again on the pool, where it waits as long as it must.
+//
+// The lanes are connections the pool does without, and a load of writes alone would leave them
+// idle: with commits slow to reach the disk, a pool of 8 beside 2 idle lanes commits a fifth
+// fewer writes a second than a pool of 10 (docs/performance.md). So a standalone write (one
+// statement committed on its own: the data API's one-statement create, update and delete) takes
+// a lane too, but only when the pool has no connection free, and only one with fewer than
+// LANE_WRITE_DEPTH statements in flight: on a lane each commit waits for the disk before the
+// next statement starts, where the pool's backends flush together. No read is sent behind a
+// write. A write that waits for a row lock gives up after the lock timeout like a read, and as
+// it did nothing (its implicit transaction rolled back) runs again on the pool.
 //
 // A read can also be slow of itself (a filter no index serves, up to its app's statement
-// timeout). Once the read at the head of a lane has run for LANE_SLOW_MS, no read is sent
-// behind it; and once answered, its text keeps to the pool for LANE_SLOW_MEMORY_MS. What one
-// app's heavy read can hold up is then the few reads sent behind it before it was seen to be
-// slow. (The time is the server's, so a pause of its event loop can make a fast read look slow:
-// its text then takes the pool for a while, which costs a little speed and nothing else.)
+// timeout). Once the statement at the head of a lane has run for LANE_SLOW_MS, nothing is sent
+// behind it; and a text that was that slow on its last SLOW_RUNS runs on a lane keeps to the
+// pool for LANE_SLOW_MEMORY_MS. What one app's heavy read can hold up is then the few statements
+// sent behind it before it was seen to be slow, twice. (One slow run is not enough: a pause of
+// the server's event loop, or of the disk, makes the statement at each lane's head look slow
+// once. A text sent to the pool that way costs a little speed for a while, and nothing else.)
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
@@ -38,6 +49,9 @@ export const LANE_SHALLOW = 4;
 /** Reads a lane holds in flight at most, once the pool has no connection free; deeper ones wait for the pool. */
 export const LANE_DEPTH = 8;
 
+/** Statements a lane may hold in flight for a standalone write to join them: it waits for at most one commit before its own. */
+export const LANE_WRITE_DEPTH = 2;
+
 /**
  * How long a read on a lane waits for a lock before it gives up (SQLSTATE 55P03) and is run again
  * on the pool: the most that a lock can hold up the reads sent behind it.
@@ -52,19 +66,30 @@ export const LANE_LOCK_TIMEOUT_MS = 20;
 export const LANE_SLOW_MS = 20;
 
 /** How long a text found slow on a lane keeps to the pool before a lane may take it again. */
-export const LANE_SLOW_MEMORY_MS = 30_000;
+export const LANE_SLOW_MEMORY_MS = 10_000;
+
+/** Slow runs in a row on a lane that send a text to the pool. */
+export const SLOW_RUNS = 2;
 
 /** Texts found slow on a lane that the store remembers at most (the most recently found kept). */
 const SLOW_TEXTS = 1_000;
+
+/** A text's latest runs on a lane: how many in a row were slow, the last of them when. */
+interface SlowRuns {
+  runs: number;
+  at: number;
+}
 
 /** A lane: a pipelined connection and what the store knows of it. */
 interface Lane {
   readonly client: pg.Client;
   /** The connection's socket (a TLS one replaces the first while connecting), corked while a turn's reads are written. */
   stream: { cork(): void; uncork(): void };
-  /** Reads sent and not yet answered. */
+  /** Statements sent and not yet answered. */
   inFlight: number;
-  /** Since when the oldest read in flight has been running (performance.now()): the lane's last answer, or the read's sending on an idle lane. */
+  /** Writes among them: while any is in flight the lane takes no read. */
+  writes: number;
+  /** Since when the oldest statement in flight has been running (performance.now()): the lane's last answer, or its sending on an idle lane. */
   headSince: number;
   /** Statement names this connection has been asked to prepare. */
   readonly names: Set<string>;
@@ -102,8 +127,8 @@ export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Erro
 export class ReadLanes {
   readonly #options: LaneOptions;
   readonly #lanes: Lane[] = [];
-  /** Names of the texts found slow on a lane, and when: they keep to the pool for LANE_SLOW_MEMORY_MS. */
-  readonly #slow = new LruMap<string, number>(SLOW_TEXTS);
+  /** The texts whose last run on a lane was slow: with SLOW_RUNS in a row they keep to the pool for LANE_SLOW_MEMORY_MS. */
+  readonly #slow = new LruMap<string, SlowRuns>(SLOW_TEXTS);
   /** Lanes being opened. */
   #opening = 0;
   #closed = false;
@@ -122,17 +147,18 @@ export class ReadLanes {
   }
 
   /**
-   * Runs the statement named `name` on the least busy lane with fewer than `depth` reads in
-   * flight; undefined when no lane takes it (then nothing was sent). A lane that takes it has
+   * Runs the statement named `name` on the least busy lane with fewer than `depth` statements
+   * in flight; undefined when no lane takes it (then nothing was sent). A lane that takes it has
    * (or gets) it prepared under `name`. While fewer lanes are open than allowed and none is
-   * idle, one more is opened for the reads to come. A text found slow lately takes no lane, and
-   * no lane whose head has run past LANE_SLOW_MS takes a read.
+   * idle, one more is opened for the statements to come. A text found slow lately (SLOW_RUNS in a row) takes no lane;
+   * no lane whose head has run past LANE_SLOW_MS takes a statement, and none with a write in
+   * flight takes a read.
    */
-  run(text: string, name: string, values: readonly unknown[], depth: number): Promise<LaneOutcome> | undefined {
+  run(text: string, name: string, values: readonly unknown[], depth: number, write = false): Promise<LaneOutcome> | undefined {
     const now = performance.now();
-    const slowAt = this.#slow.peek(name);
-    if (slowAt !== undefined && now - slowAt < LANE_SLOW_MEMORY_MS) return undefined;
-    const lane = this.#leastBusy(depth, now);
+    const slow = this.#slow.peek(name);
+    if (slow !== undefined && slow.runs >= SLOW_RUNS && now - slow.at < LANE_SLOW_MEMORY_MS) return undefined;
+    const lane = this.#leastBusy(depth, now, write);
     if (!lane || lane.inFlight > 0) this.#grow();
     if (!lane) return undefined;
     if (!lane.names.has(name)) {
@@ -148,6 +174,7 @@ export class ReadLanes {
     }
     if (lane.inFlight === 0) lane.headSince = now;
     lane.inFlight += 1;
+    if (write) lane.writes += 1;
     lane.lastUsed = now;
     // The reads sent in this turn of the event loop leave together, in one write.
     if (!lane.corked) {
@@ -160,11 +187,12 @@ export class ReadLanes {
     }
     const answered = new Promise<LaneOutcome>((resolve) => {
       const done = (err: Error | undefined, result?: NamedResult) => {
-        // Answers come in order: this read ran from the answer before it (or its sending) until now.
+        // Answers come in order: this statement ran from the answer before it (or its sending) until now.
         const at = performance.now();
-        if (at - lane.headSince > LANE_SLOW_MS) this.#slow.set(name, at);
+        this.#ran(name, at - lane.headSince > LANE_SLOW_MS, at);
         lane.headSince = at;
         lane.inFlight -= 1;
+        if (write) lane.writes -= 1;
         if (err || !result) resolve({ error: err, lost: lane.lost });
         else resolve({ result });
       };
@@ -181,11 +209,21 @@ export class ReadLanes {
     await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
   }
 
-  /** The lane with the fewest reads in flight below `depth`, leaving out any whose head has run past LANE_SLOW_MS. */
-  #leastBusy(depth: number, now: number): Lane | undefined {
+  /** Counts a slow run of the text in a row with the ones before; a fast one clears them. */
+  #ran(name: string, slow: boolean, at: number): void {
+    const runs = this.#slow.peek(name);
+    if (!slow) {
+      if (runs) this.#slow.delete(name);
+      return;
+    }
+    this.#slow.set(name, { runs: (runs?.runs ?? 0) + 1, at });
+  }
+
+  /** The lane with the fewest statements in flight below `depth`, leaving out any whose head has run past LANE_SLOW_MS, and for a read any with a write in flight. */
+  #leastBusy(depth: number, now: number, write: boolean): Lane | undefined {
     let best: Lane | undefined;
     for (const lane of this.#lanes) {
-      if (lane.inFlight >= depth || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS)) continue;
+      if (lane.inFlight >= depth || (!write && lane.writes > 0) || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS)) continue;
       if (!best || lane.inFlight < best.inFlight) best = lane;
     }
     return best;
@@ -200,7 +238,7 @@ export class ReadLanes {
     const options = `${config.options ?? ''} -c lock_timeout=${LANE_LOCK_TIMEOUT_MS}`.trim();
     const client = new pg.Client({ ...config, options, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
     const connection = (client as unknown as { connection: { stream: Lane['stream'] } }).connection;
-    const lane: Lane = { client, stream: connection.stream, inFlight: 0, headSince: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
+    const lane: Lane = { client, stream: connection.stream, inFlight: 0, writes: 0, headSince: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
     // A lane that fails is dropped; the reads in flight on it fail on their own.
     client.on('error', (err: Error) => {
       lane.lost = err;

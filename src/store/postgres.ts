@@ -1,6 +1,6 @@
 // The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction
-// (pgTransaction.ts), read lanes for the data API's reads (lanes.ts), and one dedicated client
-// for LISTEN. Sessions run in UTC, like the embedded store, and under a
+// (pgTransaction.ts), read lanes for the data API's reads and, when the pool is full, its
+// one-statement writes (lanes.ts), and one dedicated client for LISTEN. Sessions run in UTC, like the embedded store, and under a
 // statement timeout: the store's default, or the one a call asks for (an app's setting).
 
 import pg from 'pg';
@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { connectionBroken, connectionLost, sessionEnded, sqlState, statementError, unreachable } from './errors.js';
-import { LANE_DEPTH, LANE_SHALLOW, ReadLanes } from './lanes.js';
+import { LANE_DEPTH, LANE_SHALLOW, LANE_WRITE_DEPTH, ReadLanes } from './lanes.js';
 import type { LaneOutcome } from './lanes.js';
 import { PgListener } from './listener.js';
 import { primeAllocator } from './pgAllocator.js';
@@ -55,8 +55,8 @@ export interface PostgresOptions {
   preparedStatements?: boolean;
   /**
    * Connections of `maxConnections` kept as read lanes (lanes.ts), on which recurring reads are
-   * pipelined (default: 2 of a pool of 4 or more, none of a smaller one; 0: none). Lanes need
-   * prepared statements.
+   * pipelined, and standalone writes too when the pool is full (default: 2 of a pool of 4 or
+   * more, none of a smaller one; 0: none). Lanes need prepared statements.
    */
   readLanes?: number;
   /** How long a read lane may stay idle before it is closed, in ms (default LANE_IDLE_MS, as the pool's idle connections). */
@@ -90,7 +90,7 @@ const NAMED_TEXTS = 2_000;
 /** SQLSTATE of a named statement the connection does not hold: a read sent behind one whose Parse failed. */
 const UNKNOWN_STATEMENT = '26000';
 
-/** SQLSTATE of a lock not granted within the session's lock timeout: a lane's read that would hold up the reads behind it. */
+/** SQLSTATE of a lock not granted within the session's lock timeout: a statement on a lane that would hold up the ones behind it. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Read lanes of a pool of `max` connections when the options name none. */
@@ -188,21 +188,29 @@ export class PostgresStore implements Store {
   async query<R = Record<string, unknown>>(statement: SqlFragment, options: StatementOptions = {}): Promise<QueryResult<R>> {
     this.#checkOpen();
     const { text, values } = compile(statement);
-    const laned = options.readOnly === true ? this.#onLane<R>(text, values, options) : undefined;
+    const laned = options.readOnly === true || options.standalone === true ? this.#onLane<R>(text, values, options) : undefined;
     if (laned) return laned;
     return this.#onPool<R>(text, values, options);
   }
 
   /**
-   * A recurring read on a read lane: the least busy one below LANE_SHALLOW, or when the pool
-   * has no connection free one below LANE_DEPTH; undefined when none takes it. Only reads under
-   * the store's own statement timeout go there (a lane's session keeps it).
+   * A recurring statement on a lane, or undefined when none takes it. A read takes the least
+   * busy lane below LANE_SHALLOW, or when the pool has no connection free one below LANE_DEPTH;
+   * a standalone write takes a lane only when the pool has no connection free, one below
+   * LANE_WRITE_DEPTH. Only statements under the store's own statement timeout go there (a
+   * lane's session keeps it).
    */
   #onLane<R>(text: string, values: readonly unknown[], options: StatementOptions): Promise<QueryResult<R>> | undefined {
     const lanes = this.#lanes;
     if (!lanes || options.recurring !== true || (options.timeoutMs ?? this.#timeoutMs) !== this.#timeoutMs) return undefined;
+    const poolFull = this.#poolUsers >= this.#poolMax;
     const name = this.#nameOf(text);
-    const outcome = lanes.run(text, name, values, LANE_SHALLOW) ?? (this.#poolUsers >= this.#poolMax ? lanes.run(text, name, values, LANE_DEPTH) : undefined);
+    const outcome =
+      options.readOnly === true
+        ? (lanes.run(text, name, values, LANE_SHALLOW) ?? (poolFull ? lanes.run(text, name, values, LANE_DEPTH) : undefined))
+        : poolFull
+          ? lanes.run(text, name, values, LANE_WRITE_DEPTH, true)
+          : undefined;
     return outcome?.then((o) => this.#laneResult<R>(o, text, values, options));
   }
 
@@ -210,9 +218,10 @@ export class PostgresStore implements Store {
     if ('result' in outcome) return toResult<R>(outcome.result);
     const err = outcome.error;
     if (outcome.lost || sessionEnded(err)) throw connectionLost(err, this.#cluster);
-    // Sent behind a read of the same text whose Parse failed, or gave up waiting for a lock (the
-    // lane's lock timeout): run again on the pool, which answers with the statement's own error
-    // or its rows, waiting for the lock as long as the statement timeout allows.
+    // Sent behind a statement of the same text whose Parse failed, or gave up waiting for a lock
+    // (the lane's lock timeout): it did nothing (a write's implicit transaction rolled back), and
+    // runs again on the pool, which answers with the statement's own error or its rows, waiting
+    // for the lock as long as the statement timeout allows.
     const state = sqlState(err);
     if (state === UNKNOWN_STATEMENT || state === LOCK_NOT_AVAILABLE) return this.#onPool<R>(text, values, options);
     throw statementError(err, options.timeoutMs);

@@ -51,6 +51,12 @@ export interface StatementOptions {
    * PostgreSQL store may pipeline it on a connection it shares with other such reads (lanes.ts).
    */
   readOnly?: boolean;
+  /**
+   * The statement is a write committed on its own, outside any transaction, whose lock waits are
+   * its own (an `INSERT`, `UPDATE` or `DELETE … RETURNING`). With `recurring`, the PostgreSQL
+   * store may send it on a read lane when its pool has no connection free (lanes.ts).
+   */
+  standalone?: boolean;
 }
 
 export interface Store extends Queryable {

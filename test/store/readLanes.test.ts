@@ -9,13 +9,14 @@ import { isTesseraError } from '../../src/errors/index.js';
 import { ident, sql } from '../../src/sql/index.js';
 import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { LANE_DEPTH, LANE_SLOW_MS } from '../../src/store/lanes.js';
+import { LANE_DEPTH, LANE_LOCK_TIMEOUT_MS, LANE_SLOW_MS } from '../../src/store/lanes.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { PostgresOptions } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
 import { sleep } from '../helpers/wait.js';
 
 const READ = { recurring: true, readOnly: true } as const;
+const WRITE = { recurring: true, standalone: true } as const;
 
 /** The first truthy answer of `check`, asked again every 20 ms until `timeoutMs` has passed. */
 async function waitUntil<T>(check: () => Promise<T | false | undefined>, timeoutMs: number, what: string): Promise<T> {
@@ -176,11 +177,11 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
     });
   });
 
-  it('sends no read behind a slow one, and keeps the slow one\'s text to the pool from then on', async () => {
+  it("sends no read behind a slow one, and keeps a text slow twice in a row to the pool", async () => {
     await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store }) => {
       const slowText = (n: number, seconds: number) => store.query<{ n: number; pid: number }>(sql`SELECT ${n}::int AS n, pg_backend_pid() AS pid, pg_sleep(${seconds}::float8) IS NULL AS slow`, READ);
       // Another app's heavy read takes the idle lane.
-      const slow = slowText(1, 1);
+      const slow = slowText(1, 0.6);
       await sleep(4 * LANE_SLOW_MS);
       // Reads sent while it runs take the pool's connection, one after another, not a place behind it.
       const fast = Promise.all([2, 3, 4].map((n) => pidRead(store, n)));
@@ -188,11 +189,79 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       expect(first).toBe('fast reads answered');
       const lane = (await slow).rows[0]!.pid;
       expect((await fast).map((r) => r.rows[0]!.pid)).not.toContain(lane);
-      // Its text was slow on the lane: it runs on the pool now, even when quick.
-      const again = await slowText(5, 0);
-      expect(again.rows[0]!.pid).not.toBe(lane);
+      // Slow once: its text may still take the lane. Slow again: it keeps to the pool, even when quick.
+      expect((await slowText(5, (3 * LANE_SLOW_MS) / 1000)).rows[0]!.pid).toBe(lane);
+      expect((await slowText(6, 0)).rows[0]!.pid).not.toBe(lane);
       // Other texts still take the lane.
-      expect((await pidRead(store, 6)).rows[0]!.pid).toBe(lane);
+      expect((await pidRead(store, 7)).rows[0]!.pid).toBe(lane);
+    });
+  });
+
+  it('sends a standalone write to a lane only when the pool has no connection free, one behind another at most, each committed on its own', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY)`);
+      const write = (label: string) => store.query<{ pid: number }>(sql`INSERT INTO notes (label) VALUES (${label}::text) RETURNING pg_backend_pid() AS pid`, WRITE);
+      const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+      // The pool's connection free: the write takes it.
+      expect((await write('a')).rows[0]!.pid).toBe(pool);
+      // The pool's connection busy: two writes take the lane, the second behind the first (and
+      // failing alone, its label taken); the third waits for the pool.
+      const busy = store.query(sql`SELECT pg_sleep(0.3)`);
+      const outcomes = await Promise.allSettled([write('b'), write('a'), write('c')]);
+      await busy;
+      const [b, a, c] = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0]!.pid : sqlState(o.reason)));
+      expect(b).not.toBe(pool);
+      expect(a).toBe('23505');
+      expect(c).toBe(pool);
+      const { rows } = await admin.query<{ label: string }>(sql`SELECT label FROM notes ORDER BY label`);
+      expect(rows.map((r) => r.label)).toEqual(['a', 'b', 'c']);
+    });
+  });
+
+  it('sends no read behind a write on a lane', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY)`);
+      const busy = store.query(sql`SELECT pg_sleep(0.3)`);
+      const written = store.query<{ pid: number }>(sql`INSERT INTO notes (label) SELECT ${'slow'}::text FROM pg_sleep(0.15) RETURNING pg_backend_pid() AS pid`, WRITE);
+      const read = pidRead(store, 1);
+      const [w, r] = await Promise.all([written, read, busy]);
+      // The read waited for the pool rather than for the write's commit.
+      expect(r.rows[0]!.pid).not.toBe(w.rows[0]!.pid);
+    });
+  });
+
+  it('gives up a write that waits for a row lock on a lane and runs it again on the pool, once', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL)`);
+      await admin.query(sql`INSERT INTO counters VALUES (1, 0)`);
+      const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked = false;
+      const holder = admin.transaction(async (tx) => {
+        await tx.query(sql`SELECT n FROM counters WHERE id = 1 FOR UPDATE`);
+        locked = true;
+        await held;
+      });
+      try {
+        await waitUntil(async () => locked, 5_000, 'the row locked');
+        // The pool busy: the write takes the lane, where it waits for the row.
+        const busy = store.query(sql`SELECT pg_sleep(0.2)`);
+        const bump = store.query<{ n: number; pid: number }>(sql`UPDATE counters SET n = n + 1 WHERE id = 1 RETURNING n, pg_backend_pid() AS pid`, WRITE);
+        await busy;
+        // The lane gave the write up: it takes reads again while the row is still locked.
+        await sleep(4 * LANE_LOCK_TIMEOUT_MS);
+        expect((await pidRead(store, 2)).rows[0]!.n).toBe(2);
+        expect(locked).toBe(true);
+        release();
+        await holder;
+        const bumped = (await bump).rows[0]!;
+        expect(bumped).toEqual({ n: 1, pid: pool });
+        expect((await admin.query<{ n: number }>(sql`SELECT n FROM counters WHERE id = 1`)).rows).toEqual([{ n: 1 }]);
+      } finally {
+        release();
+        await holder;
+      }
     });
   });
 

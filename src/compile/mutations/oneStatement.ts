@@ -112,8 +112,8 @@ export async function writeInOneStatement(s: CompileState, m: MutationContext, k
   return payloadText(plan.parts, answer, input.clientMutationId);
 }
 
-/** What the statement runs with: PostgreSQL may keep it prepared. */
-const RECURRING = { recurring: true } as const;
+/** What the statement runs with: PostgreSQL may keep it prepared, and it commits on its own. */
+const RECURRING = { recurring: true, standalone: true } as const;
 
 /** What a column's conversion may use: the app, and the accounts ports, made only when asked for (to hash a password, which built-in types alone have). */
 class ColumnWriter implements Pick<Writer, 'app' | 'accounts'> {
