@@ -59,11 +59,14 @@ export const LANE_WRITE_DEPTH = 2;
 export const LANE_LOCK_TIMEOUT_MS = 20;
 
 /**
- * How long a read may run at the head of its lane and still be fast: no read is sent behind one
- * that has run longer, and a text that ran longer keeps to the pool for a while. A data API
- * read served by an index takes well under a millisecond; pipelining saves a slower one little.
+ * How long a statement may run at the head of its lane and still be fast: nothing is sent behind
+ * one that has run longer, and a text that ran longer twice in a row keeps to the pool for a
+ * while. A data API read served by an index takes well under a millisecond, and pipelining saves
+ * a slower one little; but with the machine's cores all busy a quick read can take several
+ * milliseconds to be answered, which must not count as slow. How many statements a slow one
+ * holds up is bounded by the lane's depth more than by this time.
  */
-export const LANE_SLOW_MS = 20;
+export const LANE_SLOW_MS = 50;
 
 /** How long a text found slow on a lane keeps to the pool before a lane may take it again. */
 export const LANE_SLOW_MEMORY_MS = 10_000;
