@@ -99,7 +99,7 @@ describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
     expect(after.viewer.allPosts.edges).toEqual([]);
   });
 
-  it('sends reads and one-statement writes as recurring statements, one text whatever the values (PostgreSQL keeps it prepared)', async () => {
+  it('sends reads and one-statement writes as recurring statements, one text whatever the values (PostgreSQL keeps it prepared); the writes as committed on their own, the reads as reads', async () => {
     const from = server.recurring().length;
     const made: string[] = [];
     for (const [title, score] of [['R1', 1], ['R2', 2]] as const) {
@@ -118,6 +118,8 @@ describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
     // Values are bound, never written into the text: each shape is one text, prepared once per connection.
     expect(sent.join('\n')).not.toMatch(/R1|R2/);
     expect([sent[0] === sent[1], sent[2] === sent[3], sent[4] === sent[5]]).toEqual([true, true, true]);
+    // What lets the PostgreSQL store pipeline them on its lanes (writes only when its pool is full).
+    expect(server.recurringAs().slice(from)).toEqual(['standalone', 'standalone', 'standalone', 'standalone', 'readOnly', 'readOnly']);
     expect(new Set(sent).size).toBe(3);
   });
 
@@ -133,6 +135,8 @@ describe.each(STORE_KINDS)('writes in one statement (%s)', (kind) => {
       expect(result.body.data.createTicket.changedTicket.text).toBe(text);
       made.push(result.body.data.createTicket.changedTicket.id);
       texts.push(server.recurring().slice(from));
+      // Inside the transaction: none is a standalone write, which a lane could take.
+      expect(server.recurringAs().slice(from)).not.toContain('standalone');
     }
     // The check, the write and the payload at least; the same sequence of texts, no value in them.
     expect(texts[0]!.length).toBeGreaterThanOrEqual(2);

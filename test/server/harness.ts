@@ -32,6 +32,8 @@ export interface Counted {
   transactions: () => number;
   /** The text of each statement sent as recurring (StatementOptions.recurring), in transactions too, in order. */
   recurring: () => string[];
+  /** For each of those, how it was sent besides: 'readOnly', 'standalone' (a write committed on its own) or '-'. */
+  recurringAs: () => string[];
 }
 
 /**
@@ -43,12 +45,18 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
   let count = 0;
   let transactions = 0;
   const recurring: string[] = [];
+  const recurringAs: string[] = [];
+  const record = (statement: SqlFragment, options: StatementOptions | undefined) => {
+    if (!options?.recurring) return;
+    recurring.push(compile(statement).text);
+    recurringAs.push(options.readOnly ? 'readOnly' : options.standalone ? 'standalone' : '-');
+  };
   const counting: Store = new Proxy(test.store, {
     get(target, prop, receiver) {
       if (prop === 'query' || prop === 'transaction') {
         return (...args: unknown[]) => {
           count += 1;
-          if (prop === 'query' && (args[1] as StatementOptions | undefined)?.recurring) recurring.push(compile(args[0] as SqlFragment).text);
+          if (prop === 'query') record(args[0] as SqlFragment, args[1] as StatementOptions | undefined);
           if (prop === 'transaction') {
             transactions += 1;
             // The transaction's own statements: recurring ones are recorded too.
@@ -56,7 +64,7 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
             args[0] = (tx: Transaction) =>
               fn({
                 query: (statement, options) => {
-                  if (options?.recurring) recurring.push(compile(statement).text);
+                  record(statement, options);
                   return tx.query(statement, options);
                 },
                 advisoryLock: (key) => tx.advisoryLock(key),
@@ -80,6 +88,7 @@ export async function startCountingServer(kind: StoreKind): Promise<TestServer &
     statements: () => count,
     transactions: () => transactions,
     recurring: () => [...recurring],
+    recurringAs: () => [...recurringAs],
     async close() {
       await app.close();
       await test.close();
