@@ -8,7 +8,7 @@
 // A lane takes only what cannot hold up the statements behind it for long or change what they
 // see: recurring reads (no write, no lock) under the store's own statement timeout. A read takes
 // a lane with fewer than LANE_SHALLOW statements in flight, else a free pool connection, else a
-// lane with fewer than LANE_DEPTH (PostgresStore.query); anything else waits for the pool. A
+// lane with fewer than LANE_DEPTH (ReadLanes.send); anything else waits for the pool. A
 // read can still wait for a lock: a table another transaction locks whole (an app's schema
 // change) is read only once that commits. A lane's session gives up such a wait after
 // LANE_LOCK_TIMEOUT_MS, so that the statements behind it (of other apps, as likely as not) go
@@ -35,6 +35,7 @@
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { LruMap } from '../lru/index.js';
+import { sqlState } from './errors.js';
 import { NamedRun } from './pgNamed.js';
 import type { NamedResult } from './pgNamed.js';
 import { primeAllocator } from './pgAllocator.js';
@@ -124,8 +125,20 @@ export interface LaneOptions {
 /** How long a lane may stay idle before it is closed: the pool's default for its idle connections. */
 export const LANE_IDLE_MS = 10_000;
 
-/** What a read run on a lane gives back: its answer, or the error with whether the lane's connection failed under it. */
-export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Error | undefined };
+/**
+ * What a statement sent on a lane gives back: its answer, or the error with whether the lane's
+ * connection failed under it, and whether it is to run again on the pool (`again`): it did
+ * nothing, a write's implicit transaction rolled back.
+ */
+export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Error | undefined; again: boolean };
+
+/**
+ * SQLSTATEs of a statement that runs again on the pool: 26000, a named statement the connection
+ * does not hold (sent behind one of the same text whose Parse failed); 55P03, a lock not granted
+ * within the lane's lock timeout. On the pool it answers with its own error or its rows, waiting
+ * for the lock as long as its statement timeout allows.
+ */
+const RUN_AGAIN: ReadonlySet<string> = new Set(['26000', '55P03']);
 
 export class ReadLanes {
   readonly #options: LaneOptions;
@@ -142,7 +155,7 @@ export class ReadLanes {
     this.#options = options;
   }
 
-  /** Lanes open, and how many of them run reads now. */
+  /** Lanes open, and how many of them run statements now. */
   counts(): { open: number; busy: number } {
     let busy = 0;
     for (const lane of this.#lanes) if (lane.inFlight > 0) busy += 1;
@@ -150,18 +163,24 @@ export class ReadLanes {
   }
 
   /**
-   * Runs the statement named `name` on the least busy lane with fewer than `depth` statements
-   * in flight; undefined when no lane takes it (then nothing was sent). A lane that takes it has
-   * (or gets) it prepared under `name`. While fewer lanes are open than allowed and none is
-   * idle, one more is opened for the statements to come. A text found slow lately (SLOW_RUNS in a row) takes no lane;
-   * no lane whose head has run past LANE_SLOW_MS takes a statement, and none with a write in
-   * flight takes a read.
+   * Sends the statement named `name` on a lane, as the header says: a read to the least busy
+   * lane below LANE_SHALLOW, or when the pool has no connection free (`poolFull`) below
+   * LANE_DEPTH; a standalone write only when the pool has no connection free, to a lane below
+   * LANE_WRITE_DEPTH. Undefined when no lane takes it (then nothing was sent). A lane that takes
+   * it has (or gets) it prepared under `name`. While fewer lanes are open than allowed and none
+   * is idle, one more is opened for the statements to come. A text found slow lately (SLOW_RUNS
+   * in a row) takes no lane; no lane whose head has run past LANE_SLOW_MS takes a statement, and
+   * none with a write in flight takes a read.
    */
-  run(text: string, name: string, values: readonly unknown[], depth: number, write = false): Promise<LaneOutcome> | undefined {
+  send(text: string, name: string, values: readonly unknown[], kind: 'read' | 'write', poolFull: boolean): Promise<LaneOutcome> | undefined {
+    const write = kind === 'write';
+    if (write && !poolFull) return undefined;
     const now = performance.now();
     const slow = this.#slow.peek(name);
     if (slow !== undefined && slow.runs >= SLOW_RUNS && now - slow.at < LANE_SLOW_MEMORY_MS) return undefined;
-    const lane = this.#leastBusy(depth, now, write);
+    const lane = write
+      ? this.#leastBusy(LANE_WRITE_DEPTH, now, true)
+      : (this.#leastBusy(LANE_SHALLOW, now, false) ?? (poolFull ? this.#leastBusy(LANE_DEPTH, now, false) : undefined));
     if (!lane || lane.inFlight > 0) this.#grow();
     if (!lane) return undefined;
     if (!lane.names.has(name)) {
@@ -196,7 +215,7 @@ export class ReadLanes {
         lane.headSince = at;
         lane.inFlight -= 1;
         if (write) lane.writes -= 1;
-        if (err || !result) resolve({ error: err, lost: lane.lost });
+        if (err || !result) resolve({ error: err, lost: lane.lost, again: RUN_AGAIN.has(sqlState(err) ?? '') });
         else resolve({ result });
       };
       lane.client.query(new NamedRun(text, name, values, pgTypes, done) as unknown as pg.Submittable);

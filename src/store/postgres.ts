@@ -1,7 +1,8 @@
 // The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction
 // (pgTransaction.ts), read lanes for the data API's reads and, when the pool is full, its
-// one-statement writes (lanes.ts), and one dedicated client for LISTEN. Sessions run in UTC, like the embedded store, and under a
-// statement timeout: the store's default, or the one a call asks for (an app's setting).
+// one-statement writes (lanes.ts), and one dedicated client for LISTEN. Sessions run in UTC,
+// like the embedded store, and under a statement timeout: the store's default, or the one a
+// call asks for (an app's setting).
 
 import pg from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
@@ -10,8 +11,8 @@ import { LruMap } from '../lru/index.js';
 import { DEFAULT_SETTINGS } from '../model/index.js';
 import { compile } from '../sql/index.js';
 import type { SqlFragment } from '../sql/index.js';
-import { connectionBroken, connectionLost, sessionEnded, sqlState, statementError, unreachable } from './errors.js';
-import { LANE_DEPTH, LANE_SHALLOW, LANE_WRITE_DEPTH, ReadLanes } from './lanes.js';
+import { connectionBroken, connectionLost, sessionEnded, statementError, unreachable } from './errors.js';
+import { ReadLanes } from './lanes.js';
 import type { LaneOutcome } from './lanes.js';
 import { PgListener } from './listener.js';
 import { primeAllocator } from './pgAllocator.js';
@@ -86,12 +87,6 @@ export const PREPARED_PER_CONNECTION = 100;
  * seen again gets a new name, prepared again.
  */
 const NAMED_TEXTS = 2_000;
-
-/** SQLSTATE of a named statement the connection does not hold: a read sent behind one whose Parse failed. */
-const UNKNOWN_STATEMENT = '26000';
-
-/** SQLSTATE of a lock not granted within the session's lock timeout: a statement on a lane that would hold up the ones behind it. */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Read lanes of a pool of `max` connections when the options name none. */
 function defaultLanes(max: number): number {
@@ -194,23 +189,14 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * A recurring statement on a lane, or undefined when none takes it. A read takes the least
-   * busy lane below LANE_SHALLOW, or when the pool has no connection free one below LANE_DEPTH;
-   * a standalone write takes a lane only when the pool has no connection free, one below
-   * LANE_WRITE_DEPTH. Only statements under the store's own statement timeout go there (a
-   * lane's session keeps it).
+   * A recurring read or standalone write on a lane (lanes.ts says which takes it), or undefined
+   * when none does. Only statements under the store's own statement timeout go there (a lane's
+   * session keeps it).
    */
   #onLane<R>(text: string, values: readonly unknown[], options: StatementOptions): Promise<QueryResult<R>> | undefined {
     const lanes = this.#lanes;
     if (!lanes || options.recurring !== true || (options.timeoutMs ?? this.#timeoutMs) !== this.#timeoutMs) return undefined;
-    const poolFull = this.#poolUsers >= this.#poolMax;
-    const name = this.#nameOf(text);
-    const outcome =
-      options.readOnly === true
-        ? (lanes.run(text, name, values, LANE_SHALLOW) ?? (poolFull ? lanes.run(text, name, values, LANE_DEPTH) : undefined))
-        : poolFull
-          ? lanes.run(text, name, values, LANE_WRITE_DEPTH, true)
-          : undefined;
+    const outcome = lanes.send(text, this.#nameOf(text), values, options.readOnly === true ? 'read' : 'write', this.#poolUsers >= this.#poolMax);
     return outcome?.then((o) => this.#laneResult<R>(o, text, values, options));
   }
 
@@ -218,12 +204,7 @@ export class PostgresStore implements Store {
     if ('result' in outcome) return toResult<R>(outcome.result);
     const err = outcome.error;
     if (outcome.lost || sessionEnded(err)) throw connectionLost(err, this.#cluster);
-    // Sent behind a statement of the same text whose Parse failed, or gave up waiting for a lock
-    // (the lane's lock timeout): it did nothing (a write's implicit transaction rolled back), and
-    // runs again on the pool, which answers with the statement's own error or its rows, waiting
-    // for the lock as long as the statement timeout allows.
-    const state = sqlState(err);
-    if (state === UNKNOWN_STATEMENT || state === LOCK_NOT_AVAILABLE) return this.#onPool<R>(text, values, options);
+    if (outcome.again) return this.#onPool<R>(text, values, options);
     throw statementError(err, options.timeoutMs);
   }
 
