@@ -23,11 +23,10 @@ export const TOKEN_REFUSED = 'The token is invalid, expired or revoked';
  */
 export function tokenUserNow(store: Store, app: AccountApp, token: string, cache?: UserTokenCache): string | Promise<string> {
   if (!cache) return checkedUser(store, app, verifiedToken(app, token), undefined);
-  const key = cache.tokenKey(app.id, token);
-  const seen = cache.token(key, app.keys);
+  const seen = cache.token(app.id, token, app.keys);
   const state = seen && cache.user(app.id, seen.userId);
   if (seen && state) return allowedUser(seen, state);
-  return checkedUser(store, app, seen ? Promise.resolve(seen) : rememberedToken(cache, key, app, token), cache);
+  return checkedUser(store, app, seen ? Promise.resolve(seen) : rememberedToken(cache, app, token), cache);
 }
 
 /** The user of a token being verified, once the user's state is read (from the cache or the database). */
@@ -42,10 +41,10 @@ function allowedUser(verified: VerifiedToken, state: UserState | undefined): str
   return verified.userId;
 }
 
-/** The token verified now, and remembered under `key` when valid. */
-async function rememberedToken(cache: UserTokenCache, key: string, app: AccountApp, token: string): Promise<VerifiedToken> {
+/** The token verified now, and remembered when valid. */
+async function rememberedToken(cache: UserTokenCache, app: AccountApp, token: string): Promise<VerifiedToken> {
   const verified = await verifiedToken(app, token);
-  if (verified.publicKey !== '') cache.rememberToken(key, verified);
+  if (verified.publicKey !== '') cache.rememberToken(app.id, token, verified);
   return verified;
 }
 

@@ -14,7 +14,6 @@
 // the app's roles or their members calls `rolesChanged` once committed, and its notification
 // ("<appId> *") makes every instance forget what it knew of the app's users.
 
-import { createHash } from 'node:crypto';
 import { LruMap } from '../lru/index.js';
 import { ALL_USERS, USERS_CHANNEL, rolesChangedNotice, userChangedNotice } from '../store/index.js';
 import type { Queryable, SigningKeyRow, Store } from '../store/index.js';
@@ -23,6 +22,15 @@ import type { Queryable, SigningKeyRow, Store } from '../store/index.js';
 export const USER_STATE_TTL_MS = 30_000;
 /** Entries per map at most (tokens, users): the least recently used go first. */
 export const TOKEN_CACHE_ENTRIES = 10_000;
+
+/**
+ * The longest token remembered. Tokens are kept by the token itself, not by a hash of it:
+ * hashing every token presented cost a user's request more than looking it up (a hash object
+ * made and freed per request). Only a token this instance verified is remembered, and the tokens
+ * an app issues are well under this (about 400 characters), so at most TOKEN_CACHE_ENTRIES of
+ * them are held, a few MiB; a longer one, which no app issues, is checked in full every time.
+ */
+export const MAX_CACHED_TOKEN = 2_048;
 
 /** A verified token: whom it names and what it was issued under. */
 export interface VerifiedToken {
@@ -50,8 +58,15 @@ export function publicKeyOf(key: SigningKeyRow): string {
 
 const userKey = (appId: string, userId: string) => `${appId} ${userId}`;
 
+/** A verified token as remembered: with the app it was verified for (a token is worthless at any other). */
+interface KeptToken {
+  appId: string;
+  verified: VerifiedToken;
+}
+
 export class UserTokenCache {
-  readonly #tokens: LruMap<string, VerifiedToken>;
+  /** Verified tokens, by the token itself. */
+  readonly #tokens: LruMap<string, KeptToken>;
   readonly #users: LruMap<string, UserState & { until: number }>;
   /** Users changed here by a transaction that may not have committed: nothing of them is cached until then. */
   readonly #held: LruMap<string, number>;
@@ -95,22 +110,23 @@ export class UserTokenCache {
     await unlisten?.().catch(() => undefined);
   }
 
-  /** The key of a token of an app: the app and the token's SHA-256 (the whole token, so no part can be swapped). */
-  tokenKey(appId: string, token: string): string {
-    return `${appId} ${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
-  }
-
-  /** A token verified before, still unexpired and signed by one of `keys`; undefined otherwise. */
-  token(key: string, keys: readonly SigningKeyRow[], now = Date.now()): VerifiedToken | undefined {
-    const found = this.#tokens.get(key);
-    if (found === undefined) return undefined;
+  /**
+   * A token of `appId` verified before, still unexpired and signed by one of `keys`; undefined
+   * otherwise (the same token presented to another app is not known there).
+   */
+  token(appId: string, token: string, keys: readonly SigningKeyRow[], now = Date.now()): VerifiedToken | undefined {
+    const kept = this.#tokens.get(token);
+    if (kept === undefined || kept.appId !== appId) return undefined;
+    const found = kept.verified;
     if (found.expiresAt > now && keys.some((k) => k.kid === found.kid && publicKeyOf(k) === found.publicKey)) return found;
-    this.#tokens.delete(key);
+    this.#tokens.delete(token);
     return undefined;
   }
 
-  rememberToken(key: string, verified: VerifiedToken): void {
-    this.#tokens.set(key, verified);
+  /** Remembers a token verified for `appId` (not one longer than MAX_CACHED_TOKEN). */
+  rememberToken(appId: string, token: string, verified: VerifiedToken): void {
+    if (token.length > MAX_CACHED_TOKEN) return;
+    this.#tokens.set(token, { appId, verified });
   }
 
   /** A user's state as cached, or undefined (never cached, too old, or changed since). */

@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKey } from '../../src/admin/service.js';
 import { passwordFingerprint, signUserToken, verifyUserToken } from '../../src/accounts/index.js';
-import { UserTokenCache } from '../../src/accounts/tokenCache.js';
+import { MAX_CACHED_TOKEN, UserTokenCache } from '../../src/accounts/tokenCache.js';
 import { MAX_KEPT_TOKEN, MAX_VERDICTS } from '../../src/server/tokenVerdicts.js';
 import { openStore } from '../../src/store/index.js';
 import type { SigningKeyRow } from '../../src/store/index.js';
@@ -310,28 +310,39 @@ describe('user token cache, unit', () => {
     const claims = await verifyUserToken(keys, APP_ID, token, issuedAt);
     const expiresAt = claims.exp * 1000;
     const cache = new UserTokenCache();
-    const key = cache.tokenKey(APP_ID, token);
     const [key0] = keys as [SigningKeyRow];
-    cache.rememberToken(key, { userId: 'u', pwf: claims.pwf, gen: claims.gen, expiresAt, kid: key0.kid, publicKey: String((key0.publicJwk as { x: string }).x) });
+    cache.rememberToken(APP_ID, token, { userId: 'u', pwf: claims.pwf, gen: claims.gen, expiresAt, kid: key0.kid, publicKey: String((key0.publicJwk as { x: string }).x) });
     // One millisecond before: both accept.
     await expect(verifyUserToken(keys, APP_ID, token, expiresAt - 1)).resolves.toBeDefined();
-    expect(cache.token(key, keys, expiresAt - 1)).toBeDefined();
+    expect(cache.token(APP_ID, token, keys, expiresAt - 1)).toBeDefined();
     // At expiry: both refuse, and the cache forgets the token.
     await expect(verifyUserToken(keys, APP_ID, token, expiresAt)).rejects.toThrow(/expired/);
-    expect(cache.token(key, keys, expiresAt)).toBeUndefined();
-    expect(cache.token(key, keys, expiresAt - 1)).toBeUndefined();
+    expect(cache.token(APP_ID, token, keys, expiresAt)).toBeUndefined();
+    expect(cache.token(APP_ID, token, keys, expiresAt - 1)).toBeUndefined();
   });
 
-  it('keys tokens by a fixed-size hash and holds at most its bound of them, least recently used first out', () => {
+  it('holds at most its bound of tokens, least recently used first out, none longer than any app issues, each for its own app only', () => {
     const cache = new UserTokenCache(100);
-    // A megabyte token takes as little room as any other as a key.
-    expect(cache.tokenKey(APP_ID, 'x'.repeat(1024 * 1024)).length).toBe(cache.tokenKey(APP_ID, 'x').length);
     const [key0] = keys as [SigningKeyRow];
     const verified = { userId: 'u', pwf: '', gen: 0, expiresAt: Date.now() + 60_000, kid: key0.kid, publicKey: String((key0.publicJwk as { x: string }).x) };
-    const first = cache.tokenKey(APP_ID, 'token 0');
-    cache.rememberToken(first, verified);
-    for (let i = 1; i < 1_000; i++) cache.rememberToken(cache.tokenKey(APP_ID, `token ${i}`), verified);
-    expect(cache.token(first, keys)).toBeUndefined();
-    expect(cache.token(cache.tokenKey(APP_ID, 'token 999'), keys)).toBeDefined();
+    cache.rememberToken(APP_ID, 'token 0', verified);
+    for (let i = 1; i < 1_000; i++) cache.rememberToken(APP_ID, `token ${i}`, verified);
+    expect(cache.token(APP_ID, 'token 0', keys)).toBeUndefined();
+    expect(cache.token(APP_ID, 'token 999', keys)).toBe(verified);
+    // The same token at another app is not known there, and stays known at its own.
+    expect(cache.token('bbbbbbbbbbbb', 'token 999', keys)).toBeUndefined();
+    expect(cache.token(APP_ID, 'token 999', keys)).toBe(verified);
+    // A token longer than any issued is not kept: its length cannot grow the cache.
+    const long = 'x'.repeat(MAX_CACHED_TOKEN + 1);
+    cache.rememberToken(APP_ID, long, verified);
+    expect(cache.token(APP_ID, long, keys)).toBeUndefined();
+    const longest = 'y'.repeat(MAX_CACHED_TOKEN);
+    cache.rememberToken(APP_ID, longest, verified);
+    expect(cache.token(APP_ID, longest, keys)).toBe(verified);
+  });
+
+  it('is not asked to keep a token longer than it keeps: an issued token is well under the bound', async () => {
+    const token = await signUserToken(keys, { appId: APP_ID, userId: 'VXNlcjp4', lifetimeSeconds: 60, passwordFingerprint: passwordFingerprint('hash') });
+    expect(token.length).toBeLessThan(MAX_CACHED_TOKEN / 2);
   });
 });
