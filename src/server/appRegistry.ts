@@ -7,7 +7,6 @@
 // change made by hand in the catalog), an app in use is read again in the background every few
 // minutes; when nothing changed it keeps its compiled statements.
 
-import * as crypto from 'node:crypto';
 import { AppContext, cachedPlans } from '../compile/index.js';
 import type { AccountApp } from '../accounts/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
@@ -21,6 +20,7 @@ import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
 import { DEFAULT_APP_CACHE_MB } from './config.js';
 import type { AppCacheStats, SharedSchema } from './appCache.js';
 import { TokenVerdicts } from './tokenVerdicts.js';
+import { sha256Hex } from './sha256.js';
 
 export interface LiveApp {
   id: string;
@@ -57,9 +57,6 @@ export const APP_REFRESH_MS = 5 * 60_000;
 /** A refresh that failed is tried again after this long, by the next request. */
 const REFRESH_RETRY_MS = 5_000;
 
-/** An admin token's SHA-256 in hex, in one call where Node.js has it (20.12 on): this runs for every admin-token request. */
-const tokenHash: (token: string) => string =
-  typeof crypto.hash === 'function' ? (token) => crypto.hash('sha256', token, 'hex') : (token) => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Bytes of an app's trusted documents' text, which stays loaded with it. */
 function trustedBytes(trusted: TrustedDocumentSet | null): number {
@@ -289,7 +286,7 @@ export class AppRegistry {
     // A change heard of while the catalog is read (the token revoked) forgets the verdicts; this
     // one may predate it, so it is then not kept.
     const since = this.#tokens.generation;
-    const valid = (await findAdminToken(app.store, app.id, tokenHash(token))) !== null;
+    const valid = (await findAdminToken(app.store, app.id, sha256Hex(token))) !== null;
     this.#tokens.set(app.id, token, valid, since);
     return valid;
   }

@@ -1,10 +1,11 @@
 // The platform key that guards the management API: where it comes from (environment, key
 // file, or generated at first start) and how a presented key is compared with it.
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADMIN_KEY_FILE } from '../local/index.js';
+import { sha256Bytes } from './sha256.js';
 
 export interface PlatformKey {
   key: string;
@@ -61,12 +62,16 @@ export async function resolvePlatformKey(options: { adminKey: string | undefined
   return { ...found, source: 'file' };
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
+/** The key last compared against and its digest: the platform key, the same on every call. */
+let expectedKey: string | undefined;
+let expectedDigest: Buffer = Buffer.alloc(0);
 
 /** Compares a presented key with the platform key in time independent of where they differ. */
 export function keysMatch(presented: string, expected: string): boolean {
+  if (expected !== expectedKey) {
+    expectedDigest = sha256Bytes(expected);
+    expectedKey = expected;
+  }
   // Hashing first gives both sides the same length, so neither length nor content leaks.
-  return timingSafeEqual(digest(presented), digest(expected));
+  return timingSafeEqual(sha256Bytes(presented), expectedDigest);
 }
