@@ -39,7 +39,11 @@ describe('SIGTERM', () => {
           method: 'POST',
           // A keep-alive agent, as load balancers use: the server must close the connection itself.
           agent: new Agent({ keepAlive: true, keepAliveMsecs: 60_000 }),
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${KEY}` },
+          // Expect: 100-continue makes the server say when it has read the headers and started
+          // the request, so the signal below comes while the request is in flight however slow
+          // the machine (a fixed wait would let a busy server read the headers only after it,
+          // which is a new request and rightly refused).
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${KEY}`, expect: '100-continue' },
         },
         (res) => {
           let text = '';
@@ -48,11 +52,14 @@ describe('SIGTERM', () => {
         },
       );
       req.on('error', reject);
-      req.write(body.slice(0, half));
-      setTimeout(() => {
-        serve.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(half)), 500);
-      }, 200);
+      req.on('continue', () => {
+        req.write(body.slice(0, half));
+        setTimeout(() => {
+          serve.child.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(half)), 500);
+        }, 200);
+      });
+      req.flushHeaders();
     });
 
     const done = await answer;
