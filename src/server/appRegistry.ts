@@ -57,7 +57,6 @@ export const APP_REFRESH_MS = 5 * 60_000;
 /** A refresh that failed is tried again after this long, by the next request. */
 const REFRESH_RETRY_MS = 5_000;
 
-
 /** Bytes of an app's trusted documents' text, which stays loaded with it. */
 function trustedBytes(trusted: TrustedDocumentSet | null): number {
   let chars = 0;
