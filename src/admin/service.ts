@@ -1,12 +1,13 @@
 // The management service: apps, schema migrations, admin tokens and settings, on top of the
 // store's catalog. HTTP and GraphQL live elsewhere; this is what they (and the CLI) call.
 
-import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { TesseraError, badInput, notFound } from '../errors/index.js';
 import { DEFAULT_SETTINGS, HIDDEN_PASSWORD, MAX_CORS_ORIGINS, SETTING_BOUNDS, TEXT_SETTINGS, accountType, corsOriginProblem, decodeId, hidePassword, parseSchema, planMigration, shownSettings, withDefaults } from '../model/index.js';
 import type { AppSettings, MigrationPlan } from '../model/index.js';
 import {
   CATALOG_CHANNEL,
+  adminTokenHash,
   retireSigningKeys,
   applyPlan,
   deleteApp,
@@ -49,11 +50,6 @@ export function newAppId(): string {
   let id = ID_ALPHABET[bytes[0]! % 26]!;
   for (let i = 1; i < 12; i++) id += ID_ALPHABET[bytes[i]! % ID_ALPHABET.length]!;
   return id;
-}
-
-/** Admin tokens are random secrets; only their SHA-256 is stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 export function summary(app: AppRow): AppSummary {
@@ -243,7 +239,7 @@ export function storeAdminService(store: Store, options: AdminServiceOptions = {
       }
       const app = await requireApp(store, appId);
       const token = `tat_${randomBytes(32).toString('base64url')}`;
-      await insertAdminToken(store, { appId: app.id, name, tokenHash: hashToken(token) });
+      await insertAdminToken(store, { appId: app.id, name, tokenHash: adminTokenHash(token) });
       return token;
     },
 

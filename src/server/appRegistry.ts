@@ -11,7 +11,7 @@ import { AppContext, cachedPlans } from '../compile/index.js';
 import type { AccountApp } from '../accounts/index.js';
 import type { FileUrlKeys } from '../compile/index.js';
 import { lacksBuiltins, withDefaults } from '../model/index.js';
-import { CATALOG_CHANNEL, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins, upgradeLinkTimes } from '../store/index.js';
+import { CATALOG_CHANNEL, adminTokenHash, findAdminToken, findApp, isAppId, listFunctions, listSigningKeys, liveSchema, trustedDocuments, upgradeBuiltins, upgradeLinkTimes } from '../store/index.js';
 import { AppFunctions } from '../functions/index.js';
 import type { AppHome, ListenOptions, SigningKeyRow, Store, TrustedDocumentSet } from '../store/index.js';
 import type { DocumentCache } from './operation/prepare.js';
@@ -20,7 +20,6 @@ import { APP_BYTES, AppCache, PLAN_BYTES } from './appCache.js';
 import { DEFAULT_APP_CACHE_MB } from './config.js';
 import type { AppCacheStats, SharedSchema } from './appCache.js';
 import { TokenVerdicts } from './tokenVerdicts.js';
-import { sha256Hex } from './sha256.js';
 
 export interface LiveApp {
   id: string;
@@ -285,7 +284,7 @@ export class AppRegistry {
     // A change heard of while the catalog is read (the token revoked) forgets the verdicts; this
     // one may predate it, so it is then not kept.
     const since = this.#tokens.generation;
-    const valid = (await findAdminToken(app.store, app.id, sha256Hex(token))) !== null;
+    const valid = (await findAdminToken(app.store, app.id, adminTokenHash(token))) !== null;
     this.#tokens.set(app.id, token, valid, since);
     return valid;
   }
