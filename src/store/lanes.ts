@@ -15,14 +15,21 @@
 // on, and the store runs that one again on the pool, where it waits as long as it must.
 //
 // The lanes are connections the pool does without, and a load of writes alone would leave them
-// idle: with commits slow to reach the disk, a pool of 8 beside 2 idle lanes commits a fifth
-// fewer writes a second than a pool of 10 (docs/performance.md). So a standalone write (one
-// statement committed on its own: the data API's one-statement create, update and delete) takes
-// a lane too, but only when the pool has no connection free, and only one with fewer than
-// LANE_WRITE_DEPTH statements in flight: on a lane each commit waits for the disk before the
-// next statement starts, where the pool's backends flush together. No read is sent behind a
-// write. A write that waits for a row lock gives up after the lock timeout like a read, and as
-// it did nothing (its implicit transaction rolled back) runs again on the pool.
+// idle. So standalone writes (one statement committed on its own: the data API's one-statement
+// create, update and delete) take them too, and go further than reads: the writes given to a
+// lane while its last batch of writes is out are sent together as the next batch, bound and
+// executed one after another with one Sync after the last (pgBatch.ts), so that PostgreSQL runs
+// them in one implicit transaction and commits them once: one flush of the WAL, one wake-up of
+// the backend and one answer for the lot, where each on its own connection costs all three
+// (docs/performance.md). A write joins a batch only on a lane whose connection has its statement
+// prepared and its answer's columns described; the first on a lane runs there on its own, and
+// only when the pool has no connection free, to a lane with fewer than LANE_WRITE_DEPTH in
+// flight. No read is sent behind a write.
+//
+// A batch stands or falls as one: when any statement of it fails, PostgreSQL rolls back what
+// the others did, and each runs again on the pool, where it gets its own outcome (a batch of one
+// keeps its own error, but for a lock timeout). A write that waits for a row lock gives up after
+// the lane's lock timeout like a read, so that its batch and the statements behind it go on.
 //
 // A read can also be slow of itself (a filter no index serves, up to its app's statement
 // timeout). Once the statement at the head of a lane has run for LANE_SLOW_MS, nothing is sent
@@ -36,7 +43,9 @@ import pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { LruMap } from '../lru/index.js';
 import { sqlState } from './errors.js';
-import { NamedRun } from './pgNamed.js';
+import { BatchRun } from './pgBatch.js';
+import type { BatchItem } from './pgBatch.js';
+import { NamedRun, preparedColumns } from './pgNamed.js';
 import type { NamedResult } from './pgNamed.js';
 import { primeAllocator } from './pgAllocator.js';
 import { pgTypes } from './pgTypes.js';
@@ -50,8 +59,15 @@ export const LANE_SHALLOW = 4;
 /** Reads a lane holds in flight at most, once the pool has no connection free; deeper ones wait for the pool. */
 export const LANE_DEPTH = 8;
 
-/** Statements a lane may hold in flight for a standalone write to join them: it waits for at most one commit before its own. */
+/** Statements a lane may hold in flight for a standalone write new to its connection to join them: it waits for at most one commit before its own. */
 export const LANE_WRITE_DEPTH = 2;
+
+/**
+ * Standalone writes a lane sends together at most, committed as one: enough that a commit's
+ * flush of the WAL serves many, few enough that a batch runs in a couple of milliseconds.
+ * Writes beyond a full batch on every lane go to the pool.
+ */
+export const LANE_BATCH = 16;
 
 /**
  * How long a read on a lane waits for a lock before it gives up (SQLSTATE 55P03) and is run again
@@ -105,6 +121,15 @@ interface Lane {
   lost: Error | undefined;
   /** When it last took a read (performance.now()). */
   lastUsed: number;
+  /** Writes waiting to be sent as the lane's next batch. */
+  pending: PendingWrite[];
+  /** Whether a batch of writes is out, or about to be sent. */
+  batching: boolean;
+}
+
+/** A write waiting in a lane's next batch, and where its outcome goes. */
+interface PendingWrite extends BatchItem {
+  resolve(outcome: LaneOutcome): void;
 }
 
 export interface LaneOptions {
@@ -165,7 +190,8 @@ export class ReadLanes {
   /**
    * Sends the statement named `name` on a lane, as the header says: a read to the least busy
    * lane below LANE_SHALLOW, or when the pool has no connection free (`poolFull`) below
-   * LANE_DEPTH; a standalone write only when the pool has no connection free, to a lane below
+   * LANE_DEPTH; a standalone write into the next batch of the least busy lane that has it
+   * prepared, or when none has and the pool has no connection free, on its own to a lane below
    * LANE_WRITE_DEPTH. Undefined when no lane takes it (then nothing was sent). A lane that takes
    * it has (or gets) it prepared under `name`. While fewer lanes are open than allowed and none
    * is idle, one more is opened for the statements to come. A text found slow lately (SLOW_RUNS
@@ -174,10 +200,13 @@ export class ReadLanes {
    */
   send(text: string, name: string, values: readonly unknown[], kind: 'read' | 'write', poolFull: boolean): Promise<LaneOutcome> | undefined {
     const write = kind === 'write';
-    if (write && !poolFull) return undefined;
     const now = performance.now();
     const slow = this.#slow.peek(name);
     if (slow !== undefined && slow.runs >= SLOW_RUNS && now - slow.at < LANE_SLOW_MEMORY_MS) return undefined;
+    if (write) {
+      const batched = this.#batch(name, values, now);
+      if (batched || !poolFull) return batched;
+    }
     const lane = write
       ? this.#leastBusy(LANE_WRITE_DEPTH, now, true)
       : (this.#leastBusy(LANE_SHALLOW, now, false) ?? (poolFull ? this.#leastBusy(LANE_DEPTH, now, false) : undefined));
@@ -224,6 +253,69 @@ export class ReadLanes {
     return answered;
   }
 
+  /**
+   * Puts the write into the next batch of the least busy lane whose connection has its
+   * statement prepared and described, and whose batch is not full; undefined when none.
+   */
+  #batch(name: string, values: readonly unknown[], now: number): Promise<LaneOutcome> | undefined {
+    let best: Lane | undefined;
+    let columns: BatchItem['columns'] | undefined;
+    for (const lane of this.#lanes) {
+      if (lane.pending.length >= LANE_BATCH || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS) || !lane.names.has(name)) continue;
+      if (best && lane.inFlight >= best.inFlight) continue;
+      const known = preparedColumns(lane.client, name);
+      if (known === undefined) continue;
+      best = lane;
+      columns = known;
+    }
+    if (!best || !columns) return undefined;
+    const lane = best;
+    if (lane.inFlight === 0) lane.headSince = now;
+    lane.inFlight += 1;
+    lane.writes += 1;
+    lane.lastUsed = now;
+    const outcome = new Promise<LaneOutcome>((resolve) => lane.pending.push({ name, columns: columns as BatchItem['columns'], values, resolve }));
+    // The writes given in this turn of the event loop go out together, or with the next batch
+    // once the one out is answered.
+    if (!lane.batching) {
+      lane.batching = true;
+      setImmediate(() => this.#sendBatch(lane));
+    }
+    return outcome;
+  }
+
+  /** Sends the lane's pending writes as one batch; once it is answered, the writes given meanwhile. */
+  #sendBatch(lane: Lane): void {
+    const batch = lane.pending.splice(0);
+    if (batch.length === 0) {
+      lane.batching = false;
+      return;
+    }
+    const settle = (outcome: (item: PendingWrite, i: number) => LaneOutcome) => {
+      lane.inFlight -= batch.length;
+      lane.writes -= batch.length;
+      batch.forEach((item, i) => item.resolve(outcome(item, i)));
+    };
+    // A lane taken out of use since: its writes were never sent, and run on the pool.
+    if (!this.#lanes.includes(lane)) {
+      lane.batching = false;
+      settle(() => ({ error: new Error('the lane closed before its batch was sent'), lost: undefined, again: true }));
+      return;
+    }
+    const done = (err: Error | undefined, results?: NamedResult[]) => {
+      const at = performance.now();
+      const slow = at - lane.headSince > LANE_SLOW_MS;
+      for (const name of new Set(batch.map((item) => item.name))) this.#ran(name, slow, at);
+      lane.headSince = at;
+      // A failed batch did nothing (its transaction rolled back): each runs again on the pool
+      // for its own outcome. A batch of one has its own error, as any statement on a lane.
+      if (err || !results) settle(() => ({ error: err, lost: lane.lost, again: batch.length > 1 || RUN_AGAIN.has(sqlState(err) ?? '') }));
+      else settle((_, i) => ({ result: results[i] as NamedResult }));
+      this.#sendBatch(lane);
+    };
+    lane.client.query(new BatchRun(batch, done) as unknown as pg.Submittable);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
@@ -260,7 +352,7 @@ export class ReadLanes {
     const options = `${config.options ?? ''} -c lock_timeout=${LANE_LOCK_TIMEOUT_MS}`.trim();
     const client = new pg.Client({ ...config, options, pipeline: true, ...(connectMs > 0 ? { connectionTimeoutMillis: connectMs } : {}) } as ClientConfig);
     const connection = (client as unknown as { connection: { stream: Lane['stream'] } }).connection;
-    const lane: Lane = { client, stream: connection.stream, inFlight: 0, writes: 0, headSince: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now() };
+    const lane: Lane = { client, stream: connection.stream, inFlight: 0, writes: 0, headSince: 0, names: new Set(), uses: 0, corked: false, lost: undefined, lastUsed: performance.now(), pending: [], batching: false };
     // A lane that fails is dropped; the reads in flight on it fail on their own.
     client.on('error', (err: Error) => {
       lane.lost = err;

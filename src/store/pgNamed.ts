@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { CustomTypesConfig } from 'pg';
 
 /** How an answer's columns are read: their names, and a parser for each column's text. */
-interface Columns {
+export interface Columns {
   names: readonly string[];
   parsers: readonly ((text: string) => unknown)[];
 }
@@ -51,6 +51,16 @@ export interface NamedResult {
 
 /** The columns of each statement name on each connection, learnt on the name's first run there. */
 const described = new WeakMap<object, Map<string, Columns>>();
+
+/**
+ * The columns of the statement `name` on the client's connection, when a run there has learnt
+ * them and the connection holds the statement parsed; undefined otherwise.
+ */
+export function preparedColumns(client: pg.ClientBase, name: string): Columns | undefined {
+  const connection = (client as unknown as { connection: Connection }).connection;
+  if (connection.parsedStatements[name] === undefined) return undefined;
+  return described.get(connection)?.get(name);
+}
 
 /** A command tag's count: "INSERT 0 3", "UPDATE 2", "SELECT 5" (as `pg` reads it). */
 const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;

@@ -1,8 +1,8 @@
 // The PostgreSQL driver: a `pg` pool for statements, a checked-out client per transaction
-// (pgTransaction.ts), read lanes for the data API's reads and, when the pool is full, its
-// one-statement writes (lanes.ts), and one dedicated client for LISTEN. Sessions run in UTC,
-// like the embedded store, and under a statement timeout: the store's default, or the one a
-// call asks for (an app's setting).
+// (pgTransaction.ts), read lanes for the data API's reads and its one-statement writes, the
+// writes sent in batches committed as one (lanes.ts), and one dedicated client for LISTEN.
+// Sessions run in UTC, like the embedded store, and under a statement timeout: the store's
+// default, or the one a call asks for (an app's setting).
 
 import pg from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
@@ -56,8 +56,8 @@ export interface PostgresOptions {
   preparedStatements?: boolean;
   /**
    * Connections of `maxConnections` kept as read lanes (lanes.ts), on which recurring reads are
-   * pipelined, and standalone writes too when the pool is full (default: 2 of a pool of 4 or
-   * more, none of a smaller one; 0: none). Lanes need prepared statements.
+   * pipelined, and standalone writes sent in batches committed as one (default: 2 of a pool of
+   * 4 or more, none of a smaller one; 0: none). Lanes need prepared statements.
    */
   readLanes?: number;
   /** How long a read lane may stay idle before it is closed, in ms (default LANE_IDLE_MS, as the pool's idle connections). */

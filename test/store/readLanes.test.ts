@@ -3,13 +3,16 @@
 // failed Parse gets the statement's own error, a lost lane fails only what ran on it, reads
 // under another statement timeout keep to the pool, a read that waits for a lock or runs slow
 // does not hold up the reads of other apps behind it, and a lane is replaced after its uses.
+// Standalone writes go to the lanes in batches committed as one: each write gets its own row,
+// a batch with a failing write runs its writes again on the pool so that only that one fails,
+// and a write that waits for a row lock does not hold up the writes batched with it.
 
 import { describe, expect, it } from 'vitest';
 import { isTesseraError } from '../../src/errors/index.js';
 import { ident, sql } from '../../src/sql/index.js';
 import { openStore, sqlState } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { LANE_DEPTH, LANE_LOCK_TIMEOUT_MS, LANE_SLOW_MS } from '../../src/store/lanes.js';
+import { LANE_BATCH, LANE_DEPTH, LANE_LOCK_TIMEOUT_MS, LANE_SLOW_MS } from '../../src/store/lanes.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import type { PostgresOptions } from '../../src/store/postgres.js';
 import { STORES, openTestStore } from '../helpers/stores.js';
@@ -197,7 +200,7 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
     });
   });
 
-  it('sends a standalone write to a lane only when the pool has no connection free, one behind another at most, each committed on its own', async () => {
+  it('sends a standalone write new to the lanes to one only when the pool has no connection free, one behind another at most, each committed on its own', async () => {
     await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
       await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY)`);
       const write = (label: string) => store.query<{ pid: number }>(sql`INSERT INTO notes (label) VALUES (${label}::text) RETURNING pg_backend_pid() AS pid`, WRITE);
@@ -258,6 +261,113 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         const bumped = (await bump).rows[0]!;
         expect(bumped).toEqual({ n: 1, pid: pool });
         expect((await admin.query<{ n: number }>(sql`SELECT n FROM counters WHERE id = 1`)).rows).toEqual([{ n: 1 }]);
+      } finally {
+        release();
+        await holder;
+      }
+    });
+  });
+
+  /** A note's insert, answering with where and in which transaction it ran. */
+  const noteWrite = (store: Store, label: string, n = 0) =>
+    store.query<{ label: string; n: number; pid: number; xid: string }>(
+      sql`INSERT INTO notes (label, n) VALUES (${label}::text, ${n}::int) RETURNING label, n, pg_backend_pid() AS pid, pg_current_xact_id()::text AS xid`,
+      WRITE,
+    );
+
+  /** Has the note insert prepared on the lane: the pool busy, one runs there. Returns the lane's and the pool's backends. */
+  async function primeNotes(store: Store): Promise<{ lane: number; pool: number }> {
+    const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+    const busy = store.query(sql`SELECT pg_sleep(0.1)`);
+    const first = (await noteWrite(store, 'primed')).rows[0]!;
+    await busy;
+    expect(first.pid).not.toBe(pool);
+    return { lane: first.pid, pool };
+  }
+
+  it('sends the writes given to a lane that has their statement prepared together, committed as one, each answered with its own row', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
+      const { lane } = await primeNotes(store);
+      // The pool is free now, and the writes still go to the lane, given in one turn: one batch.
+      const count = LANE_BATCH - 4;
+      const answers = await Promise.all(Array.from({ length: count }, (_, i) => noteWrite(store, `note ${i}`, i)));
+      expect(answers.map((a) => [a.rows[0]!.label, a.rows[0]!.n])).toEqual(Array.from({ length: count }, (_, i) => [`note ${i}`, i]));
+      expect(new Set(answers.map((a) => a.rows[0]!.pid))).toEqual(new Set([lane]));
+      expect(new Set(answers.map((a) => a.rows[0]!.xid)).size).toBe(1);
+      expect(answers.every((a) => a.rowCount === 1)).toBe(true);
+      // Committed, in one transaction apart from the first.
+      const { rows } = await admin.query<{ rows: number; transactions: number }>(sql`SELECT count(*)::int AS rows, count(DISTINCT xmin::text)::int AS transactions FROM notes`);
+      expect(rows[0]).toEqual({ rows: count + 1, transactions: 2 });
+      // Writes given while a batch is out wait for it and go out together next; beyond a full
+      // batch on every lane, the pool takes them.
+      const more = await Promise.all(Array.from({ length: 3 * LANE_BATCH }, (_, i) => noteWrite(store, `more ${i}`)));
+      expect(more.map((a) => a.rows[0]!.label)).toEqual(Array.from({ length: 3 * LANE_BATCH }, (_, i) => `more ${i}`));
+      const onLane = more.filter((a) => a.rows[0]!.pid === lane);
+      expect(onLane.length).toBeGreaterThan(1);
+      expect(new Set(onLane.map((a) => a.rows[0]!.xid)).size).toBeLessThan(onLane.length);
+    });
+  });
+
+  it('runs each write of a batch that failed again on the pool, so that only the write that fails fails and nothing of the others is lost', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
+      const { lane, pool } = await primeNotes(store);
+      // Taken labels in the middle of one batch: the first already stored, the second by a
+      // write of the same batch before it.
+      const labels = ['a', 'b', 'primed', 'c', 'd', 'b', 'e'];
+      const outcomes = await Promise.allSettled(labels.map((label, i) => noteWrite(store, label, i)));
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0]!.n : sqlState(o.reason)))).toEqual([0, 1, '23505', 3, 4, '23505', 6]);
+      // The batch failed as a whole and each ran again, on the pool.
+      for (const o of outcomes) if (o.status === 'fulfilled') expect(o.value.rows[0]!.pid).toBe(pool);
+      const { rows } = await admin.query<{ label: string; n: number }>(sql`SELECT label, n FROM notes ORDER BY label`);
+      expect(rows).toEqual([
+        { label: 'a', n: 0 },
+        { label: 'b', n: 1 },
+        { label: 'c', n: 3 },
+        { label: 'd', n: 4 },
+        { label: 'e', n: 6 },
+        { label: 'primed', n: 0 },
+      ]);
+      // The lane goes on batching.
+      const after = await Promise.all(['f', 'g'].map((label) => noteWrite(store, label)));
+      expect(after.map((a) => a.rows[0]!.pid)).toEqual([lane, lane]);
+      expect(after[0]!.rows[0]!.xid).toBe(after[1]!.rows[0]!.xid);
+    });
+  });
+
+  it('does not hold the writes batched with one that waits for a row lock: the batch gives up, and each runs again on the pool', async () => {
+    await withLanes({ maxConnections: 4, readLanes: 1 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
+      await admin.query(sql`CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL)`);
+      await admin.query(sql`INSERT INTO counters VALUES (1, 0)`);
+      const bump = () => store.query<{ n: number; pid: number }>(sql`UPDATE counters SET n = n + 1 WHERE id = 1 RETURNING n, pg_backend_pid() AS pid`, WRITE);
+      // Both statements prepared on the lane: the pool's three connections busy.
+      const busy = Array.from({ length: 3 }, () => store.query(sql`SELECT pg_sleep(0.15)`));
+      const primed = await Promise.all([noteWrite(store, 'primed'), bump()]);
+      await Promise.all(busy);
+      const lane = primed[0].rows[0]!.pid;
+      expect(primed[1].rows[0]!.pid).toBe(lane);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked = false;
+      const holder = admin.transaction(async (tx) => {
+        await tx.query(sql`SELECT n FROM counters WHERE id = 1 FOR UPDATE`);
+        locked = true;
+        await held;
+      });
+      try {
+        await waitUntil(async () => locked, 5_000, 'the row locked');
+        const bumped = bump();
+        const notes = await Promise.all(['x', 'y', 'z'].map((label) => noteWrite(store, label)));
+        // Written while the row is still locked, on the pool.
+        expect(locked).toBe(true);
+        expect(notes.map((a) => a.rows[0]!.label)).toEqual(['x', 'y', 'z']);
+        for (const a of notes) expect(a.rows[0]!.pid).not.toBe(lane);
+        release();
+        await holder;
+        expect((await bumped).rows[0]!).toMatchObject({ n: 2 });
+        expect((await admin.query<{ n: number }>(sql`SELECT n FROM counters WHERE id = 1`)).rows).toEqual([{ n: 2 }]);
       } finally {
         release();
         await holder;
