@@ -28,7 +28,8 @@
 //
 // A batch stands or falls as one: when any statement of it fails, PostgreSQL rolls back what
 // the others did, and each runs again on the pool, where it gets its own outcome (a batch of one
-// keeps its own error, but for a lock timeout). A write that waits for a row lock gives up after
+// keeps its own error, but for a lock timeout). Writes fill the batches of a lane that carries
+// writes already before they take another, which leaves the other lanes to the reads. A write that waits for a row lock gives up after
 // the lane's lock timeout like a read, so that its batch and the statements behind it go on.
 //
 // A read can also be slow of itself (a filter no index serves, up to its app's statement
@@ -254,15 +255,17 @@ export class ReadLanes {
   }
 
   /**
-   * Puts the write into the next batch of the least busy lane whose connection has its
-   * statement prepared and described, and whose batch is not full; undefined when none.
+   * Puts the write into the next batch of a lane whose connection has its statement prepared
+   * and described, and whose batch is not full; undefined when none. A lane that carries writes
+   * already is taken first, the least busy of them, so that writes fill one lane's batches
+   * before they take another lane from the reads; else the least busy lane.
    */
   #batch(name: string, values: readonly unknown[], now: number): Promise<LaneOutcome> | undefined {
     let best: Lane | undefined;
     let columns: BatchItem['columns'] | undefined;
     for (const lane of this.#lanes) {
       if (lane.pending.length >= LANE_BATCH || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS) || !lane.names.has(name)) continue;
-      if (best && lane.inFlight >= best.inFlight) continue;
+      if (best && (best.writes > 0 !== lane.writes > 0 ? best.writes > 0 : lane.inFlight >= best.inFlight)) continue;
       const known = preparedColumns(lane.client, name);
       if (known === undefined) continue;
       best = lane;
