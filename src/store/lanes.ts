@@ -28,7 +28,8 @@
 //
 // A batch stands or falls as one: when any statement of it fails, PostgreSQL rolls back what
 // the others did, and each runs again on the pool, where it gets its own outcome (a batch of one
-// keeps its own error, but for a lock timeout). Writes fill the batches of a lane that carries
+// keeps its own error, but for a lock timeout, and so does a write its statement timeout
+// cancelled: no batch mate made it slow, and it would only take as long again). Writes fill the batches of a lane that carries
 // writes already before they take another, which leaves the other lanes to the reads. A write that waits for a row lock gives up after
 // the lane's lock timeout like a read, so that its batch and the statements behind it go on.
 //
@@ -165,6 +166,9 @@ export type LaneOutcome = { result: NamedResult } | { error: unknown; lost: Erro
  * for the lock as long as its statement timeout allows.
  */
 const RUN_AGAIN: ReadonlySet<string> = new Set(['26000', '55P03']);
+
+/** SQLSTATE of a statement its statement timeout cancelled. */
+const STATEMENT_TIMEOUT = '57014';
 
 export class ReadLanes {
   readonly #options: LaneOptions;
@@ -305,14 +309,18 @@ export class ReadLanes {
       settle(() => ({ error: new Error('the lane closed before its batch was sent'), lost: undefined, again: true }));
       return;
     }
-    const done = (err: Error | undefined, results?: NamedResult[]) => {
+    const done = (err: Error | undefined, results?: NamedResult[], failedAt?: number) => {
       const at = performance.now();
       const slow = at - lane.headSince > LANE_SLOW_MS;
       for (const name of new Set(batch.map((item) => item.name))) this.#ran(name, slow, at);
       lane.headSince = at;
       // A failed batch did nothing (its transaction rolled back): each runs again on the pool
-      // for its own outcome. A batch of one has its own error, as any statement on a lane.
-      if (err || !results) settle(() => ({ error: err, lost: lane.lost, again: batch.length > 1 || RUN_AGAIN.has(sqlState(err) ?? '') }));
+      // for its own outcome. The error is the statement's own, as any statement's on a lane, in
+      // a batch of one, and for the statement a timeout cancelled (no batch mate makes it slow;
+      // run again, it would take as long once more).
+      const state = sqlState(err) ?? '';
+      const own = (i: number) => batch.length === 1 || (i === failedAt && state === STATEMENT_TIMEOUT);
+      if (err || !results) settle((_, i) => ({ error: err, lost: lane.lost, again: !own(i) || RUN_AGAIN.has(state) }));
       else settle((_, i) => ({ result: results[i] as NamedResult }));
       this.#sendBatch(lane);
     };

@@ -2,8 +2,9 @@
 // statement, already prepared on the connection with its answer's columns known (pgNamed.ts),
 // bound and executed in turn, one Sync after the last, so that PostgreSQL runs them in one
 // implicit transaction and commits them once. Any failure fails the whole batch (PostgreSQL
-// skips what follows to the Sync and rolls back what came before); the caller then runs each
-// statement again on its own, so that each gets its own outcome.
+// skips what follows to the Sync and rolls back what came before), and says which statement the
+// error came with; the caller then runs each statement again on its own, so that each gets its
+// own outcome.
 
 import { createRequire } from 'node:module';
 import pg from 'pg';
@@ -32,13 +33,14 @@ export class BatchRun {
   /** No name of its own: nothing is parsed. */
   readonly name = '';
   readonly text = '';
-  callback: ((err: Error | undefined, results?: NamedResult[]) => void) | undefined;
+  /** Called once: with the error and the index of the statement it came with, or with each statement's answer. */
+  callback: ((err: Error | undefined, results?: NamedResult[], failedAt?: number) => void) | undefined;
   readonly #items: readonly BatchItem[];
   readonly #results: NamedResult[];
   #current = 0;
   #unreadable: Error | undefined;
 
-  constructor(items: readonly BatchItem[], callback: (err: Error | undefined, results?: NamedResult[]) => void) {
+  constructor(items: readonly BatchItem[], callback: (err: Error | undefined, results?: NamedResult[], failedAt?: number) => void) {
     this.#items = items;
     this.#results = items.map(() => ({ rows: [], rowCount: null }));
     this.callback = callback;
@@ -107,7 +109,9 @@ export class BatchRun {
   }
 
   handleError(err: Error): void {
-    this.#finish(err);
+    const callback = this.callback;
+    this.callback = undefined;
+    callback?.(err, undefined, this.#current);
   }
 
   handleEmptyQuery(): void {}

@@ -336,6 +336,29 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
     });
   });
 
+  it('answers a batched write that its statement timeout cancelled with its own error, once, and runs the others again', async () => {
+    await withLanes({ maxConnections: 2, readLanes: 1, statementTimeoutMs: 300 }, async ({ store, admin }) => {
+      await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
+      await admin.query(sql`CREATE SEQUENCE tries`);
+      // Each run takes a number before it sleeps: the numbers taken count the runs, cancelled or not.
+      const write = (label: string, seconds: number) =>
+        store.query<{ label: string; pid: number }>(
+          sql`INSERT INTO notes (label, n) SELECT ${label}::text, t.n FROM (SELECT nextval('tries')::int AS n, pg_sleep(${seconds}::float8) AS slept) AS t RETURNING label, pg_backend_pid() AS pid`,
+          WRITE,
+        );
+      const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+      const busy = store.query(sql`SELECT pg_sleep(0.1)`);
+      expect((await write('primed', 0)).rows[0]!.pid).not.toBe(pool);
+      await busy;
+      const outcomes = await Promise.allSettled([write('a', 0), write('slow', 1), write('b', 0)]);
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.rows[0]!.label : sqlState(o.reason)))).toEqual(['a', '57014', 'b']);
+      // primed; then a, slow (cancelled) in the batch; then a and b again on the pool: the slow
+      // one ran once.
+      expect((await admin.query<{ n: number }>(sql`SELECT last_value::int AS n FROM tries`)).rows).toEqual([{ n: 5 }]);
+      expect((await admin.query<{ label: string }>(sql`SELECT label FROM notes ORDER BY label`)).rows.map((r) => r.label)).toEqual(['a', 'b', 'primed']);
+    });
+  });
+
   it('does not hold the writes batched with one that waits for a row lock: the batch gives up, and each runs again on the pool', async () => {
     await withLanes({ maxConnections: 4, readLanes: 1 }, async ({ store, admin }) => {
       await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
