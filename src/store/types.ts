@@ -54,7 +54,8 @@ export interface StatementOptions {
   /**
    * The statement is a write committed on its own, outside any transaction, whose lock waits are
    * its own (an `INSERT`, `UPDATE` or `DELETE … RETURNING`). With `recurring`, the PostgreSQL
-   * store may send it on a read lane when its pool has no connection free (lanes.ts).
+   * store may send it on a read lane in a batch of such writes committed together; a batch that
+   * fails runs each of its writes again on its own (lanes.ts).
    */
   standalone?: boolean;
 }

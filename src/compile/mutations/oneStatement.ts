@@ -1,10 +1,11 @@
 // The common create, update and delete as one statement, `INSERT | UPDATE | DELETE … RETURNING
-// <payload>`, committed on its own, where the general path runs
-// BEGIN, its checks, the write, the payload's SELECT and COMMIT. Taken only when that path would
-// run no other statement (no rule that depends on the row or on linked objects, no nested
-// create, no link moved, no EVENT function, no built-in type) and the payload reads the written
-// table only through the written row: a statement's reads do not see its own writes, so any
-// other read of that table would answer from before it. Anything else runs as before (run.ts).
+// <payload>`, committed on its own (or in one batch with other requests': store/lanes.ts), where
+// the general path runs BEGIN, its checks, the write, the payload's SELECT and COMMIT. Taken only
+// when that path would run no other statement (no rule that depends on the row or on linked
+// objects, no nested create, no link moved, no EVENT function, no built-in type) and the payload
+// reads the written table only through the written row: a statement's reads do not see its own
+// writes, so any other read of that table would answer from before it. Anything else runs as
+// before (run.ts).
 //
 // The statement is compiled once per root field of a document, kind of caller and shape of the
 // input (which fields it gives, and for links whether to something or to nothing), and kept
