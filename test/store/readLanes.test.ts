@@ -44,6 +44,30 @@ async function backends(admin: Store): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
+interface RowLock {
+  /** Whether the row is still locked. */
+  readonly locked: boolean;
+  /** Ends the transaction holding it. */
+  release(): void;
+  /** Settles once that transaction has ended. */
+  holder: Promise<void>;
+}
+
+/** Locks counter 1 in a transaction of the test's own store, until released. */
+async function lockCounter(admin: Store): Promise<RowLock> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const lock = { locked: false, release: () => release(), holder: Promise.resolve() };
+  lock.holder = admin.transaction(async (tx) => {
+    await tx.query(sql`SELECT n FROM counters WHERE id = 1 FOR UPDATE`);
+    lock.locked = true;
+    await held;
+    lock.locked = false;
+  });
+  await waitUntil(async () => lock.locked, 5_000, 'the row locked');
+  return lock;
+}
+
 interface LaneTest {
   store: Store;
   /** The test's own store, on the same database: it watches the backends. */
@@ -238,16 +262,9 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       await admin.query(sql`CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL)`);
       await admin.query(sql`INSERT INTO counters VALUES (1, 0)`);
       const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let locked = false;
-      const holder = admin.transaction(async (tx) => {
-        await tx.query(sql`SELECT n FROM counters WHERE id = 1 FOR UPDATE`);
-        locked = true;
-        await held;
-      });
+      const lock = await lockCounter(admin);
+      const { release, holder } = lock;
       try {
-        await waitUntil(async () => locked, 5_000, 'the row locked');
         // The pool busy: the write takes the lane, where it waits for the row.
         const busy = store.query(sql`SELECT pg_sleep(0.2)`);
         const bump = store.query<{ n: number; pid: number }>(sql`UPDATE counters SET n = n + 1 WHERE id = 1 RETURNING n, pg_backend_pid() AS pid`, WRITE);
@@ -255,7 +272,7 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
         // The lane gave the write up: it takes reads again while the row is still locked.
         await sleep(4 * LANE_LOCK_TIMEOUT_MS);
         expect((await pidRead(store, 2)).rows[0]!.n).toBe(2);
-        expect(locked).toBe(true);
+        expect(lock.locked).toBe(true);
         release();
         await holder;
         const bumped = (await bump).rows[0]!;
@@ -371,20 +388,13 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       await Promise.all(busy);
       const lane = primed[0].rows[0]!.pid;
       expect(primed[1].rows[0]!.pid).toBe(lane);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let locked = false;
-      const holder = admin.transaction(async (tx) => {
-        await tx.query(sql`SELECT n FROM counters WHERE id = 1 FOR UPDATE`);
-        locked = true;
-        await held;
-      });
+      const lock = await lockCounter(admin);
+      const { release, holder } = lock;
       try {
-        await waitUntil(async () => locked, 5_000, 'the row locked');
         const bumped = bump();
         const notes = await Promise.all(['x', 'y', 'z'].map((label) => noteWrite(store, label)));
         // Written while the row is still locked, on the pool.
-        expect(locked).toBe(true);
+        expect(lock.locked).toBe(true);
         expect(notes.map((a) => a.rows[0]!.label)).toEqual(['x', 'y', 'z']);
         for (const a of notes) expect(a.rows[0]!.pid).not.toBe(lane);
         release();
