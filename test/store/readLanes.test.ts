@@ -353,14 +353,14 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
     });
   });
 
-  it('answers a batched write that its statement timeout cancelled with its own error, once, and runs the others again', async () => {
+  it("answers a batched write that its statement timeout cancelled with its own error, once, and runs the others again; the timeout is each write's, not the batch's", async () => {
     await withLanes({ maxConnections: 2, readLanes: 1, statementTimeoutMs: 300 }, async ({ store, admin }) => {
       await admin.query(sql`CREATE TABLE notes (label text PRIMARY KEY, n int NOT NULL)`);
       await admin.query(sql`CREATE SEQUENCE tries`);
       // Each run takes a number before it sleeps: the numbers taken count the runs, cancelled or not.
       const write = (label: string, seconds: number) =>
-        store.query<{ label: string; pid: number }>(
-          sql`INSERT INTO notes (label, n) SELECT ${label}::text, t.n FROM (SELECT nextval('tries')::int AS n, pg_sleep(${seconds}::float8) AS slept) AS t RETURNING label, pg_backend_pid() AS pid`,
+        store.query<{ label: string; pid: number; xid: string }>(
+          sql`INSERT INTO notes (label, n) SELECT ${label}::text, t.n FROM (SELECT nextval('tries')::int AS n, pg_sleep(${seconds}::float8) AS slept) AS t RETURNING label, pg_backend_pid() AS pid, pg_current_xact_id()::text AS xid`,
           WRITE,
         );
       const pool = (await store.query<{ pid: number }>(sql`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
@@ -373,6 +373,11 @@ describe.runIf(STORES.includes('postgres'))('read lanes of the postgres store', 
       // one ran once.
       expect((await admin.query<{ n: number }>(sql`SELECT last_value::int AS n FROM tries`)).rows).toEqual([{ n: 5 }]);
       expect((await admin.query<{ label: string }>(sql`SELECT label FROM notes ORDER BY label`)).rows.map((r) => r.label)).toEqual(['a', 'b', 'primed']);
+      // The timeout is each write's, not the batch's: three that take 0.2 s each, 0.6 s together, all run.
+      const slowish = await Promise.all(['c', 'd', 'e'].map((label) => write(label, 0.2)));
+      expect(slowish.map((a) => a.rows[0]!.label)).toEqual(['c', 'd', 'e']);
+      expect(new Set(slowish.map((a) => a.rows[0]!.xid)).size).toBe(1);
+      expect((await admin.query<{ n: number }>(sql`SELECT last_value::int AS n FROM tries`)).rows).toEqual([{ n: 8 }]);
     });
   });
 
