@@ -6,8 +6,8 @@
 // error came with; the caller then runs each statement again on its own, so that each gets its
 // own outcome.
 
-import { createRequire } from 'node:module';
 import pg from 'pg';
+import { commandCount, prepareValue, readRow } from './pgNamed.js';
 import type { Columns, NamedResult } from './pgNamed.js';
 
 interface Connection {
@@ -24,10 +24,6 @@ export interface BatchItem {
   columns: Columns;
   values: readonly unknown[];
 }
-
-const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
-
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
 
 export class BatchRun {
   /** No name of its own: nothing is parsed. */
@@ -77,29 +73,17 @@ export class BatchRun {
       this.#unreadable = new Error('a row came after the last statement of a batch');
       return;
     }
-    const { names, parsers } = item.columns;
-    const row: Record<string, unknown> = {};
-    const fields = message.fields;
     try {
-      for (let i = 0; i < fields.length; i++) {
-        const text = fields[i];
-        const name = names[i] as string;
-        const value = text === null || text === undefined ? null : (parsers[i] as (text: string) => unknown)(text);
-        if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
-        else row[name] = value;
-      }
+      (this.#results[this.#current] as NamedResult).rows.push(readRow(item.columns, message.fields));
     } catch (err) {
       this.#unreadable = err instanceof Error ? err : new Error(String(err));
-      return;
     }
-    (this.#results[this.#current] as NamedResult).rows.push(row);
   }
 
   handleCommandComplete(message: { text: string }): void {
-    const match = COMMAND_TAG.exec(message.text);
-    const count = match?.[3] ?? match?.[2];
+    const count = commandCount(message.text);
     const result = this.#results[this.#current];
-    if (result && count !== undefined) result.rowCount = Number.parseInt(count, 10);
+    if (result && count !== undefined) result.rowCount = count;
     this.#current += 1;
   }
 

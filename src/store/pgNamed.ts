@@ -66,7 +66,28 @@ export function preparedColumns(client: pg.ClientBase, name: string): Columns | 
 const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
 
 /** The `pg` value conversion (dates, buffers, arrays, objects as JSON), as `pg`'s own Query binds. */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+export const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+
+/** A data row's fields read by their columns; throws what a column's parser throws. */
+export function readRow(columns: Columns, fields: readonly (string | null)[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) {
+    const text = fields[i];
+    const name = columns.names[i] as string;
+    const value = text === null || text === undefined ? null : (columns.parsers[i] as (text: string) => unknown)(text);
+    // A column named __proto__ is a column like any other, not the row's prototype.
+    if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+    else row[name] = value;
+  }
+  return row;
+}
+
+/** The count a command tag reports ("INSERT 0 3", "UPDATE 2", "SELECT 5"), as `pg` reads it; undefined when it has none. */
+export function commandCount(tag: string): number | undefined {
+  const match = COMMAND_TAG.exec(tag);
+  const count = match?.[3] ?? match?.[2];
+  return count === undefined ? undefined : Number.parseInt(count, 10);
+}
 
 export class NamedRun {
   /** Read by the client when the server confirms a Parse. */
@@ -144,28 +165,16 @@ export class NamedRun {
       this.#unreadable = new Error(`${this.name}: a row came before its columns were described`);
       return;
     }
-    const row: Record<string, unknown> = {};
-    const fields = message.fields;
     try {
-      for (let i = 0; i < fields.length; i++) {
-        const text = fields[i];
-        const name = columns.names[i] as string;
-        const value = text === null || text === undefined ? null : (columns.parsers[i] as (text: string) => unknown)(text);
-        // A column named __proto__ is a column like any other, not the row's prototype.
-        if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
-        else row[name] = value;
-      }
+      this.#rows.push(readRow(columns, message.fields));
     } catch (err) {
       this.#unreadable = err instanceof Error ? err : new Error(String(err));
-      return;
     }
-    this.#rows.push(row);
   }
 
   handleCommandComplete(message: CommandComplete): void {
-    const match = COMMAND_TAG.exec(message.text);
-    const count = match?.[3] ?? match?.[2];
-    if (count !== undefined) this.#rowCount = Number.parseInt(count, 10);
+    const count = commandCount(message.text);
+    if (count !== undefined) this.#rowCount = count;
   }
 
   handleReadyForQuery(): void {
