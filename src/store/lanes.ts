@@ -29,9 +29,10 @@
 // A batch stands or falls as one: when any statement of it fails, PostgreSQL rolls back what
 // the others did, and each runs again on the pool, where it gets its own outcome (a batch of one
 // keeps its own error, but for a lock timeout, and so does a write its statement timeout
-// cancelled: no batch mate made it slow, and it would only take as long again). Writes fill the batches of a lane that carries
-// writes already before they take another, which leaves the other lanes to the reads. A write that waits for a row lock gives up after
-// the lane's lock timeout like a read, so that its batch and the statements behind it go on.
+// cancelled: no batch mate made it slow, and it would only take as long again). A write that
+// waits for a row lock gives up after the lane's lock timeout like a read, so that its batch and
+// the statements behind it go on. Writes fill the batches of a lane that carries writes already
+// before they take another, which leaves the other lanes to the reads.
 //
 // A read can also be slow of itself (a filter no index serves, up to its app's statement
 // timeout). Once the statement at the head of a lane has run for LANE_SLOW_MS, nothing is sent
@@ -195,9 +196,9 @@ export class ReadLanes {
   /**
    * Sends the statement named `name` on a lane, as the header says: a read to the least busy
    * lane below LANE_SHALLOW, or when the pool has no connection free (`poolFull`) below
-   * LANE_DEPTH; a standalone write into the next batch of the least busy lane that has it
-   * prepared, or when none has and the pool has no connection free, on its own to a lane below
-   * LANE_WRITE_DEPTH. Undefined when no lane takes it (then nothing was sent). A lane that takes
+   * LANE_DEPTH; a standalone write into the next batch of a lane that has it prepared (#batch
+   * says which), or when none has and the pool has no connection free, on its own to a lane
+   * below LANE_WRITE_DEPTH. Undefined when no lane takes it (then nothing was sent). A lane that takes
    * it has (or gets) it prepared under `name`. While fewer lanes are open than allowed and none
    * is idle, one more is opened for the statements to come. A text found slow lately (SLOW_RUNS
    * in a row) takes no lane; no lane whose head has run past LANE_SLOW_MS takes a statement, and
