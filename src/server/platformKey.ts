@@ -5,7 +5,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADMIN_KEY_FILE } from '../local/index.js';
-import { sha256Bytes } from './sha256.js';
+import { sha256Bytes } from '../store/index.js';
 
 export interface PlatformKey {
   key: string;

@@ -23,6 +23,7 @@ export type { ClusterRow, PlacementRow } from './catalog/clusters.js';
 export type { AppRow } from './catalog/apps.js';
 export { insertSchemaVersion, liveSchema, schemaHistory } from './catalog/schemaVersions.js';
 export type { SchemaVersionRow } from './catalog/schemaVersions.js';
+export { sha256Bytes } from './sha256.js';
 export { adminTokenHash, findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken } from './catalog/adminTokens.js';
 export { insertSigningKey, listSigningKeys, retireSigningKeys } from './catalog/signingKeys.js';
 export { documentHash, replaceTrustedDocuments, trustedDocuments } from './catalog/trustedDocuments.js';

@@ -4,8 +4,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { generatePlatformKey, keysMatch } from '../../src/server/index.js';
-import { sha256Bytes } from '../../src/server/sha256.js';
-import { adminTokenHash } from '../../src/store/index.js';
+import { adminTokenHash, sha256Bytes } from '../../src/store/index.js';
 
 describe('keysMatch', () => {
   it('accepts the key itself and nothing else, whatever the length', () => {

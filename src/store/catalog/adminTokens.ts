@@ -1,18 +1,16 @@
 // Catalog rows of admin tokens: only a token's SHA-256 (hex) is stored, one active token per
 // name and app; revoking keeps the row with its revocation time.
 
-import crypto from 'node:crypto';
 import { conflict } from '../../errors/index.js';
 import { sql } from '../../sql/index.js';
+import { sha256Hex } from '../sha256.js';
 import type { Queryable } from '../types.js';
 
 /**
  * The stored form of a token, as written at its creation and looked up by every request with a
- * token not yet known to the instance: its SHA-256 in hex, in one call where Node.js has it
- * (`crypto.hash`, 20.12 on), with no hash object made and freed.
+ * token not yet known to the instance: its SHA-256 in hex.
  */
-export const adminTokenHash: (token: string) => string =
-  typeof crypto.hash === 'function' ? (token) => crypto.hash('sha256', token, 'hex') : (token) => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+export const adminTokenHash: (token: string) => string = sha256Hex;
 
 /** Stores a new token's hash; an active token with that name is a CONFLICT. */
 export async function insertAdminToken(q: Queryable, t: { appId: string; name: string; tokenHash: string }): Promise<void> {
