@@ -37,14 +37,13 @@
 // A read can also be slow of itself (a filter no index serves, up to its app's statement
 // timeout). Once the statement at the head of a lane has run for LANE_SLOW_MS, nothing is sent
 // behind it; and a text that was that slow on its last SLOW_RUNS runs on a lane keeps to the
-// pool for LANE_SLOW_MEMORY_MS. What one app's heavy read can hold up is then the few statements
-// sent behind it before it was seen to be slow, twice. (One slow run is not enough: a pause of
+// pool for LANE_SLOW_MEMORY_MS (slowTexts.ts). What one app's heavy read can hold up is then the
+// few statements sent behind it before it was seen to be slow, twice. (One slow run is not enough: a pause of
 // the server's event loop, or of the disk, makes the statement at each lane's head look slow
 // once. A text sent to the pool that way costs a little speed for a while, and nothing else.)
 
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
-import { LruMap } from '../lru/index.js';
 import { sqlState } from './errors.js';
 import { BatchRun } from './pgBatch.js';
 import type { BatchItem } from './pgBatch.js';
@@ -52,6 +51,7 @@ import { NamedRun, preparedColumns } from './pgNamed.js';
 import type { NamedResult } from './pgNamed.js';
 import { primeAllocator } from './pgAllocator.js';
 import { pgTypes } from './pgTypes.js';
+import { SlowTexts } from './slowTexts.js';
 
 /**
  * Reads a lane takes in flight before the pool is asked for a free connection: enough that a
@@ -88,21 +88,6 @@ export const LANE_LOCK_TIMEOUT_MS = 20;
  */
 export const LANE_SLOW_MS = 50;
 
-/** How long a text found slow on a lane keeps to the pool before a lane may take it again. */
-export const LANE_SLOW_MEMORY_MS = 10_000;
-
-/** Slow runs in a row on a lane that send a text to the pool. */
-export const SLOW_RUNS = 2;
-
-/** Texts found slow on a lane that the store remembers at most (the most recently found kept). */
-const SLOW_TEXTS = 1_000;
-
-/** A text's latest runs on a lane: how many in a row were slow, the last of them when. */
-interface SlowRuns {
-  runs: number;
-  at: number;
-}
-
 /** A lane: a pipelined connection and what the store knows of it. */
 interface Lane {
   readonly client: pg.Client;
@@ -128,6 +113,11 @@ interface Lane {
   pending: PendingWrite[];
   /** Whether a batch of writes is out, or about to be sent. */
   batching: boolean;
+}
+
+/** Whether the statement at the head of the lane has run past LANE_SLOW_MS: nothing is sent behind it. */
+function headSlow(lane: Lane, now: number): boolean {
+  return lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS;
 }
 
 /** A write waiting in a lane's next batch, and where its outcome goes. */
@@ -174,8 +164,8 @@ const STATEMENT_TIMEOUT = '57014';
 export class ReadLanes {
   readonly #options: LaneOptions;
   readonly #lanes: Lane[] = [];
-  /** The texts whose last run on a lane was slow: with SLOW_RUNS in a row they keep to the pool for LANE_SLOW_MEMORY_MS. */
-  readonly #slow = new LruMap<string, SlowRuns>(SLOW_TEXTS);
+  /** The texts found slow on a lane lately (slowTexts.ts). */
+  readonly #slow = new SlowTexts();
   /** Lanes being opened. */
   #opening = 0;
   #closed = false;
@@ -207,8 +197,7 @@ export class ReadLanes {
   send(text: string, name: string, values: readonly unknown[], kind: 'read' | 'write', poolFull: boolean): Promise<LaneOutcome> | undefined {
     const write = kind === 'write';
     const now = performance.now();
-    const slow = this.#slow.peek(name);
-    if (slow !== undefined && slow.runs >= SLOW_RUNS && now - slow.at < LANE_SLOW_MEMORY_MS) return undefined;
+    if (this.#slow.kept(name, now)) return undefined;
     if (write) {
       const batched = this.#batch(name, values, now);
       if (batched || !poolFull) return batched;
@@ -246,7 +235,7 @@ export class ReadLanes {
       const done = (err: Error | undefined, result?: NamedResult) => {
         // Answers come in order: this statement ran from the answer before it (or its sending) until now.
         const at = performance.now();
-        this.#ran(name, at - lane.headSince > LANE_SLOW_MS, at);
+        this.#slow.ran(name, at - lane.headSince > LANE_SLOW_MS, at);
         lane.headSince = at;
         lane.inFlight -= 1;
         if (write) lane.writes -= 1;
@@ -269,7 +258,7 @@ export class ReadLanes {
     let best: Lane | undefined;
     let columns: BatchItem['columns'] | undefined;
     for (const lane of this.#lanes) {
-      if (lane.pending.length >= LANE_BATCH || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS) || !lane.names.has(name)) continue;
+      if (lane.pending.length >= LANE_BATCH || headSlow(lane, now) || !lane.names.has(name)) continue;
       if (best && (best.writes > 0 !== lane.writes > 0 ? best.writes > 0 : lane.inFlight >= best.inFlight)) continue;
       const known = preparedColumns(lane.client, name);
       if (known === undefined) continue;
@@ -313,7 +302,7 @@ export class ReadLanes {
     const done = (err: Error | undefined, results?: NamedResult[], failedAt?: number) => {
       const at = performance.now();
       const slow = at - lane.headSince > LANE_SLOW_MS;
-      for (const name of new Set(batch.map((item) => item.name))) this.#ran(name, slow, at);
+      for (const name of new Set(batch.map((item) => item.name))) this.#slow.ran(name, slow, at);
       lane.headSince = at;
       // A failed batch did nothing (its transaction rolled back): each runs again on the pool
       // for its own outcome. The error is the statement's own, as any statement's on a lane, in
@@ -335,21 +324,11 @@ export class ReadLanes {
     await Promise.all(lanes.map((lane) => lane.client.end().catch(() => undefined)));
   }
 
-  /** Counts a slow run of the text in a row with the ones before; a fast one clears them. */
-  #ran(name: string, slow: boolean, at: number): void {
-    const runs = this.#slow.peek(name);
-    if (!slow) {
-      if (runs) this.#slow.delete(name);
-      return;
-    }
-    this.#slow.set(name, { runs: (runs?.runs ?? 0) + 1, at });
-  }
-
   /** The lane with the fewest statements in flight below `depth`, leaving out any whose head has run past LANE_SLOW_MS, and for a read any with a write in flight. */
   #leastBusy(depth: number, now: number, write: boolean): Lane | undefined {
     let best: Lane | undefined;
     for (const lane of this.#lanes) {
-      if (lane.inFlight >= depth || (!write && lane.writes > 0) || (lane.inFlight > 0 && now - lane.headSince > LANE_SLOW_MS)) continue;
+      if (lane.inFlight >= depth || (!write && lane.writes > 0) || headSlow(lane, now)) continue;
       if (!best || lane.inFlight < best.inFlight) best = lane;
     }
     return best;
